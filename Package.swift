@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Tessera",
+    products: [
+        .library(name: "Tessera", targets: ["Tessera"]),
+        .executable(name: "tessera", targets: ["TesseraCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: System libraries (headers and link flags from pkg-config)
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
+        .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
+
+        // MARK: Core: regions, pixel buffers, images
+        .target(name: "TesseraCore"),
+
+        // MARK: Codecs
+        .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF"]),
+
+        // MARK: Embedding API and command line
+        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO"]),
+        .executableTarget(
+            name: "TesseraCLI",
+            dependencies: [
+                "Tessera",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: Tests
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(
+            name: "TesseraIOTests", dependencies: ["TesseraIO"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,115 @@
+// Safe entry points into libpng, libjpeg and libtiff.
+//
+// libpng reports a fatal error by longjmp and aborts if nobody set a jump point; libjpeg's default
+// error handler calls exit(). Neither can be caught in Swift, so every call that may fail goes through
+// a function here that sets the jump point itself and turns the failure into a return code and a
+// message. Every function that can fail returns 0 on success and -1 on failure, with a message in
+// `err` (NUL-terminated, at most `errlen` bytes).
+#ifndef TESSERA_CIMAGESHIMS_H
+#define TESSERA_CIMAGESHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: PNG reading
+
+typedef struct tsr_png_reader tsr_png_reader;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int file_bit_depth;    // bits per sample in the file (1, 2, 4, 8, 16)
+    int file_color_type;   // PNG_COLOR_TYPE_* as stored
+    int interlaced;        // 1 for Adam7
+    int channels;          // samples per pixel delivered by the read calls: 1 to 4
+    int bytes_per_sample;  // 1 or 2 (native byte order)
+    uint32_t max_value;    // the sample value that means 1.0 (1, 3, 15, 255 or 65535)
+} tsr_png_info;
+
+/// Opens `path` and reads the header. Returns NULL on failure.
+tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *info, char *err, size_t errlen);
+/// Reads the next `count` rows into `buffer` (row `i` at `buffer + i * stride`). Non-interlaced only.
+int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
+/// Reads the whole image, every interlace pass, into `buffer`.
+int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *err, size_t errlen);
+/// Reads what follows the image data, so a truncated file or a bad CRC there is reported.
+int tsr_png_finish(tsr_png_reader *r, char *err, size_t errlen);
+void tsr_png_close(tsr_png_reader *r);
+
+// MARK: PNG writing
+
+typedef struct tsr_png_writer tsr_png_writer;
+
+/// `channels` 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `bit_depth` 8 or 16 (samples in native
+/// byte order); `level` the zlib level 0...9.
+tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                    int level, char *err, size_t errlen);
+int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
+                       size_t errlen);
+/// Writes the end of the file and closes it.
+int tsr_png_writer_finish(tsr_png_writer *w, char *err, size_t errlen);
+void tsr_png_writer_close(tsr_png_writer *w);
+
+// MARK: JPEG reading
+
+typedef struct tsr_jpeg_reader tsr_jpeg_reader;
+
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int channels;      // samples per pixel delivered: 1 (gray) or 3 (RGB; CMYK files are converted)
+    int progressive;
+    const uint8_t *exif;  // the APP1 Exif payload after "Exif\0\0", or NULL; valid until close
+    size_t exif_length;
+} tsr_jpeg_info;
+
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, char *err, size_t errlen);
+/// Reads the next `count` rows. A truncated or corrupt stream is an error, not a gray fill.
+int tsr_jpeg_read_rows(tsr_jpeg_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
+int tsr_jpeg_finish(tsr_jpeg_reader *r, char *err, size_t errlen);
+void tsr_jpeg_close(tsr_jpeg_reader *r);
+
+// MARK: JPEG writing
+
+typedef struct tsr_jpeg_writer tsr_jpeg_writer;
+
+/// `channels` 1 or 3. Chroma is subsampled 4:2:0 below quality 90 and kept whole from 90 up.
+tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
+                                      int progressive, char *err, size_t errlen);
+int tsr_jpeg_write_rows(tsr_jpeg_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
+                        size_t errlen);
+int tsr_jpeg_writer_finish(tsr_jpeg_writer *w, char *err, size_t errlen);
+void tsr_jpeg_writer_close(tsr_jpeg_writer *w);
+
+// MARK: TIFF
+
+struct tiff;
+
+/// A libtiff handle whose errors are kept with it instead of printed.
+typedef struct {
+    struct tiff *tif;
+    char message[1024];  // the last error libtiff reported for this file
+} tsr_tiff;
+
+/// `mode` as for TIFFOpen ("r", "w", "w8" for BigTIFF). Returns NULL with a message on failure.
+tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t errlen);
+void tsr_tiff_close(tsr_tiff *t);
+
+// TIFFGetField and TIFFSetField are variadic; these are typed. Getters return 1 when the tag is present
+// (or has a default), 0 otherwise.
+int tsr_tiff_get_u16(tsr_tiff *t, uint32_t tag, uint16_t *value);
+int tsr_tiff_get_u32(tsr_tiff *t, uint32_t tag, uint32_t *value);
+int tsr_tiff_get_extrasamples(tsr_tiff *t, uint16_t *count, const uint16_t **values);
+int tsr_tiff_set_u16(tsr_tiff *t, uint32_t tag, uint16_t value);
+int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value);
+int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

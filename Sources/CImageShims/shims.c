@@ -1,0 +1,613 @@
+// Every call that may fail sets a jump point first, so that a libpng or libjpeg error comes back as
+// -1 and a message instead of aborting or exiting the process. Variables changed between setjmp and a
+// possible longjmp are never read after the jump.
+#include "CImageShims.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+#include <png.h>
+#include <tiffio.h>
+
+static void copy_message(char *err, size_t errlen, const char *message) {
+    if (err != NULL && errlen > 0) {
+        snprintf(err, errlen, "%s", message);
+    }
+}
+
+static int is_little_endian(void) {
+    const uint16_t probe = 1;
+    return *(const uint8_t *)&probe == 1;
+}
+
+// MARK: - PNG
+
+typedef struct {
+    char message[512];
+} tsr_png_errors;
+
+static void tsr_png_error(png_structp png, png_const_charp message) {
+    tsr_png_errors *errors = (tsr_png_errors *)png_get_error_ptr(png);
+    snprintf(errors->message, sizeof errors->message, "%s", message);
+    png_longjmp(png, 1);
+}
+
+static void tsr_png_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+struct tsr_png_reader {
+    FILE *file;
+    png_structp png;
+    png_infop info;
+    tsr_png_errors errors;
+};
+
+void tsr_png_close(tsr_png_reader *r) {
+    if (r == NULL) return;
+    if (r->png != NULL) png_destroy_read_struct(&r->png, r->info != NULL ? &r->info : NULL, NULL);
+    if (r->file != NULL) fclose(r->file);
+    free(r);
+}
+
+tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, size_t errlen) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        copy_message(err, errlen, strerror(errno));
+        return NULL;
+    }
+    png_byte signature[8];
+    if (fread(signature, 1, 8, file) != 8 || png_sig_cmp(signature, 0, 8) != 0) {
+        copy_message(err, errlen, "not a PNG file (bad signature)");
+        fclose(file);
+        return NULL;
+    }
+    tsr_png_reader *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        copy_message(err, errlen, "out of memory");
+        fclose(file);
+        return NULL;
+    }
+    r->file = file;
+    r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r->errors, tsr_png_error, tsr_png_warning);
+    if (r->png != NULL) r->info = png_create_info_struct(r->png);
+    if (r->png == NULL || r->info == NULL) {
+        copy_message(err, errlen, "out of memory");
+        tsr_png_close(r);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(r->png))) {
+        copy_message(err, errlen, r->errors.message);
+        tsr_png_close(r);
+        return NULL;
+    }
+    png_init_io(r->png, file);
+    png_set_sig_bytes(r->png, 8);
+    // The caller enforces its own pixel limit; libpng's default of 1,000,000 rows or columns is lower.
+    png_set_user_limits(r->png, 0x7fffffff, 0x7fffffff);
+    png_read_info(r->png, r->info);
+
+    png_uint_32 width = 0, height = 0;
+    int depth = 0, color = 0, interlace = 0;
+    png_get_IHDR(r->png, r->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    int has_trns = png_get_valid(r->png, r->info, PNG_INFO_tRNS) != 0;
+    uint32_t max_value = depth == 16 ? 65535 : 255;
+
+    if (color == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(r->png);
+    }
+    if (has_trns) {
+        png_set_tRNS_to_alpha(r->png);
+    }
+    if (depth < 8 && color == PNG_COLOR_TYPE_GRAY) {
+        if (has_trns) {
+            png_set_expand_gray_1_2_4_to_8(r->png);
+        } else {
+            // One sample per byte, unscaled: the caller divides by 2^depth - 1, which is exact.
+            png_set_packing(r->png);
+            max_value = (1u << depth) - 1;
+        }
+    }
+    if (depth == 16 && is_little_endian()) {
+        png_set_swap(r->png);
+    }
+    out->interlaced = interlace == PNG_INTERLACE_ADAM7;
+    if (out->interlaced) {
+        (void)png_set_interlace_handling(r->png);
+    }
+    png_read_update_info(r->png, r->info);
+
+    out->width = width;
+    out->height = height;
+    out->file_bit_depth = depth;
+    out->file_color_type = color;
+    out->channels = png_get_channels(r->png, r->info);
+    out->bytes_per_sample = png_get_bit_depth(r->png, r->info) == 16 ? 2 : 1;
+    out->max_value = max_value;
+    return r;
+}
+
+int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen) {
+    if (setjmp(png_jmpbuf(r->png))) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    for (uint32_t row = 0; row < count; row++) {
+        png_read_row(r->png, buffer + (size_t)row * stride, NULL);
+    }
+    return 0;
+}
+
+int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *err, size_t errlen) {
+    png_uint_32 height = png_get_image_height(r->png, r->info);
+    png_bytep *rows = malloc(sizeof(png_bytep) * (height > 0 ? height : 1));
+    if (rows == NULL) {
+        copy_message(err, errlen, "out of memory");
+        return -1;
+    }
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = buffer + (size_t)y * stride;
+    if (setjmp(png_jmpbuf(r->png))) {
+        copy_message(err, errlen, r->errors.message);
+        free(rows);
+        return -1;
+    }
+    png_read_image(r->png, rows);
+    free(rows);
+    return 0;
+}
+
+int tsr_png_finish(tsr_png_reader *r, char *err, size_t errlen) {
+    if (setjmp(png_jmpbuf(r->png))) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    png_read_end(r->png, NULL);
+    return 0;
+}
+
+struct tsr_png_writer {
+    FILE *file;
+    png_structp png;
+    png_infop info;
+    tsr_png_errors errors;
+};
+
+void tsr_png_writer_close(tsr_png_writer *w) {
+    if (w == NULL) return;
+    if (w->png != NULL) png_destroy_write_struct(&w->png, w->info != NULL ? &w->info : NULL);
+    if (w->file != NULL) fclose(w->file);
+    free(w);
+}
+
+tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
+                                    int level, char *err, size_t errlen) {
+    static const int color_types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                      PNG_COLOR_TYPE_RGB_ALPHA};
+    if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16)) {
+        copy_message(err, errlen, "PNG holds 1 to 4 channels of 8 or 16 bits");
+        return NULL;
+    }
+    tsr_png_writer *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        copy_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->file = fopen(path, "wb");
+    if (w->file == NULL) {
+        copy_message(err, errlen, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->errors, tsr_png_error, tsr_png_warning);
+    if (w->png != NULL) w->info = png_create_info_struct(w->png);
+    if (w->png == NULL || w->info == NULL) {
+        copy_message(err, errlen, "out of memory");
+        tsr_png_writer_close(w);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(w->png))) {
+        copy_message(err, errlen, w->errors.message);
+        tsr_png_writer_close(w);
+        return NULL;
+    }
+    png_init_io(w->png, w->file);
+    png_set_user_limits(w->png, 0x7fffffff, 0x7fffffff);
+    png_set_IHDR(w->png, w->info, width, height, bit_depth, color_types[channels - 1], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(w->png, level);
+    png_write_info(w->png, w->info);
+    if (bit_depth == 16 && is_little_endian()) {
+        png_set_swap(w->png);
+    }
+    return w;
+}
+
+int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
+                       size_t errlen) {
+    if (setjmp(png_jmpbuf(w->png))) {
+        copy_message(err, errlen, w->errors.message);
+        return -1;
+    }
+    for (uint32_t row = 0; row < count; row++) {
+        png_write_row(w->png, buffer + (size_t)row * stride);
+    }
+    return 0;
+}
+
+int tsr_png_writer_finish(tsr_png_writer *w, char *err, size_t errlen) {
+    if (setjmp(png_jmpbuf(w->png))) {
+        copy_message(err, errlen, w->errors.message);
+        return -1;
+    }
+    png_write_end(w->png, NULL);
+    FILE *file = w->file;
+    w->file = NULL;
+    if (fflush(file) != 0 || ferror(file)) {
+        copy_message(err, errlen, strerror(errno));
+        fclose(file);
+        return -1;
+    }
+    if (fclose(file) != 0) {
+        copy_message(err, errlen, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+// MARK: - JPEG
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    int warned;
+    char warning[JMSG_LENGTH_MAX];
+} tsr_jpeg_errors;
+
+static void tsr_jpeg_error_exit(j_common_ptr cinfo) {
+    tsr_jpeg_errors *errors = (tsr_jpeg_errors *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, errors->message);
+    longjmp(errors->jump, 1);
+}
+
+// Warnings mean damaged data (libjpeg fills what is missing with gray and goes on): they are kept and
+// turned into errors, except stray bytes between markers, which many cameras write and every reader skips.
+static void tsr_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    tsr_jpeg_errors *errors = (tsr_jpeg_errors *)cinfo->err;
+    if (level < 0) {
+        cinfo->err->num_warnings++;
+        if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA && !errors->warned) {
+            errors->warned = 1;
+            (*cinfo->err->format_message)(cinfo, errors->warning);
+        }
+    }
+}
+
+static void tsr_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void tsr_jpeg_errors_init(tsr_jpeg_errors *errors) {
+    jpeg_std_error(&errors->pub);
+    errors->pub.error_exit = tsr_jpeg_error_exit;
+    errors->pub.emit_message = tsr_jpeg_emit_message;
+    errors->pub.output_message = tsr_jpeg_output_message;
+}
+
+struct tsr_jpeg_reader {
+    FILE *file;
+    struct jpeg_decompress_struct cinfo;
+    tsr_jpeg_errors errors;
+    int created;
+    int started;
+    int cmyk;
+    int adobe_inverted;
+    uint8_t *cmyk_row;
+};
+
+void tsr_jpeg_close(tsr_jpeg_reader *r) {
+    if (r == NULL) return;
+    if (r->created) jpeg_destroy_decompress(&r->cinfo);
+    if (r->file != NULL) fclose(r->file);
+    free(r->cmyk_row);
+    free(r);
+}
+
+static int tsr_jpeg_check_warning(tsr_jpeg_reader *r, char *err, size_t errlen) {
+    if (r->errors.warned) {
+        copy_message(err, errlen, r->errors.warning);
+        return -1;
+    }
+    return 0;
+}
+
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, char *err, size_t errlen) {
+    tsr_jpeg_reader *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        copy_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->file = fopen(path, "rb");
+    if (r->file == NULL) {
+        copy_message(err, errlen, strerror(errno));
+        free(r);
+        return NULL;
+    }
+    tsr_jpeg_errors_init(&r->errors);
+    r->cinfo.err = &r->errors.pub;
+    if (setjmp(r->errors.jump)) {
+        copy_message(err, errlen, r->errors.message);
+        tsr_jpeg_close(r);
+        return NULL;
+    }
+    jpeg_create_decompress(&r->cinfo);
+    r->created = 1;
+    jpeg_stdio_src(&r->cinfo, r->file);
+    jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&r->cinfo, TRUE);
+    if (tsr_jpeg_check_warning(r, err, errlen) != 0) {
+        tsr_jpeg_close(r);
+        return NULL;
+    }
+    out->exif = NULL;
+    out->exif_length = 0;
+    for (jpeg_saved_marker_ptr m = r->cinfo.marker_list; m != NULL; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            out->exif = m->data + 6;
+            out->exif_length = m->data_length - 6;
+            break;
+        }
+    }
+    switch (r->cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        r->cinfo.out_color_space = JCS_GRAYSCALE;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        r->cinfo.out_color_space = JCS_CMYK;
+        r->cmyk = 1;
+        r->adobe_inverted = r->cinfo.saw_Adobe_marker;
+        break;
+    default:
+        r->cinfo.out_color_space = JCS_RGB;
+        break;
+    }
+    out->width = r->cinfo.image_width;
+    out->height = r->cinfo.image_height;
+    out->channels = r->cinfo.out_color_space == JCS_GRAYSCALE ? 1 : 3;
+    out->progressive = jpeg_has_multiple_scans(&r->cinfo);
+    return r;
+}
+
+// Split from open so that the caller can refuse a huge image before libjpeg allocates for it.
+static int tsr_jpeg_start(tsr_jpeg_reader *r, char *err, size_t errlen) {
+    if (setjmp(r->errors.jump)) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    if (r->cmyk && r->cmyk_row == NULL) {
+        r->cmyk_row = malloc((size_t)r->cinfo.image_width * 4);
+        if (r->cmyk_row == NULL) {
+            copy_message(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    jpeg_start_decompress(&r->cinfo);
+    r->started = 1;
+    return tsr_jpeg_check_warning(r, err, errlen);
+}
+
+int tsr_jpeg_read_rows(tsr_jpeg_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen) {
+    if (!r->started && tsr_jpeg_start(r, err, errlen) != 0) return -1;
+    if (setjmp(r->errors.jump)) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    for (uint32_t row = 0; row < count; row++) {
+        uint8_t *target = buffer + (size_t)row * stride;
+        JSAMPROW line = r->cmyk ? r->cmyk_row : target;
+        if (jpeg_read_scanlines(&r->cinfo, &line, 1) != 1) {
+            copy_message(err, errlen, "Premature end of JPEG file");
+            return -1;
+        }
+        if (tsr_jpeg_check_warning(r, err, errlen) != 0) return -1;
+        if (r->cmyk) {
+            // Photoshop writes CMYK inverted (255 = no ink); others store ink amounts.
+            for (uint32_t x = 0; x < r->cinfo.output_width; x++) {
+                unsigned c = r->cmyk_row[4 * x], m = r->cmyk_row[4 * x + 1];
+                unsigned y = r->cmyk_row[4 * x + 2], k = r->cmyk_row[4 * x + 3];
+                if (!r->adobe_inverted) {
+                    c = 255 - c;
+                    m = 255 - m;
+                    y = 255 - y;
+                    k = 255 - k;
+                }
+                target[3 * x] = (uint8_t)((c * k + 127) / 255);
+                target[3 * x + 1] = (uint8_t)((m * k + 127) / 255);
+                target[3 * x + 2] = (uint8_t)((y * k + 127) / 255);
+            }
+        }
+    }
+    return 0;
+}
+
+int tsr_jpeg_finish(tsr_jpeg_reader *r, char *err, size_t errlen) {
+    if (setjmp(r->errors.jump)) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    jpeg_finish_decompress(&r->cinfo);
+    return tsr_jpeg_check_warning(r, err, errlen);
+}
+
+struct tsr_jpeg_writer {
+    FILE *file;
+    struct jpeg_compress_struct cinfo;
+    tsr_jpeg_errors errors;
+    int created;
+};
+
+void tsr_jpeg_writer_close(tsr_jpeg_writer *w) {
+    if (w == NULL) return;
+    if (w->created) jpeg_destroy_compress(&w->cinfo);
+    if (w->file != NULL) fclose(w->file);
+    free(w);
+}
+
+tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
+                                      int progressive, char *err, size_t errlen) {
+    if (channels != 1 && channels != 3) {
+        copy_message(err, errlen, "JPEG holds 1 or 3 channels");
+        return NULL;
+    }
+    tsr_jpeg_writer *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        copy_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->file = fopen(path, "wb");
+    if (w->file == NULL) {
+        copy_message(err, errlen, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    tsr_jpeg_errors_init(&w->errors);
+    w->cinfo.err = &w->errors.pub;
+    if (setjmp(w->errors.jump)) {
+        copy_message(err, errlen, w->errors.message);
+        tsr_jpeg_writer_close(w);
+        return NULL;
+    }
+    jpeg_create_compress(&w->cinfo);
+    w->created = 1;
+    jpeg_stdio_dest(&w->cinfo, w->file);
+    w->cinfo.image_width = width;
+    w->cinfo.image_height = height;
+    w->cinfo.input_components = channels;
+    w->cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&w->cinfo);
+    jpeg_set_quality(&w->cinfo, quality, TRUE);
+    if (channels == 3 && quality >= 90) {
+        // As libvips does: at high quality, chroma subsampling costs more than it saves.
+        w->cinfo.comp_info[0].h_samp_factor = 1;
+        w->cinfo.comp_info[0].v_samp_factor = 1;
+    }
+    if (progressive) jpeg_simple_progression(&w->cinfo);
+    jpeg_start_compress(&w->cinfo, TRUE);
+    return w;
+}
+
+int tsr_jpeg_write_rows(tsr_jpeg_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
+                        size_t errlen) {
+    if (setjmp(w->errors.jump)) {
+        copy_message(err, errlen, w->errors.message);
+        return -1;
+    }
+    for (uint32_t row = 0; row < count; row++) {
+        JSAMPROW line = (JSAMPROW)(buffer + (size_t)row * stride);
+        jpeg_write_scanlines(&w->cinfo, &line, 1);
+    }
+    return 0;
+}
+
+int tsr_jpeg_writer_finish(tsr_jpeg_writer *w, char *err, size_t errlen) {
+    if (setjmp(w->errors.jump)) {
+        copy_message(err, errlen, w->errors.message);
+        return -1;
+    }
+    jpeg_finish_compress(&w->cinfo);
+    FILE *file = w->file;
+    w->file = NULL;
+    if (fflush(file) != 0 || ferror(file)) {
+        copy_message(err, errlen, strerror(errno));
+        fclose(file);
+        return -1;
+    }
+    if (fclose(file) != 0) {
+        copy_message(err, errlen, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+// MARK: - TIFF
+
+static int tsr_tiff_error(TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap) {
+    (void)tif;
+    tsr_tiff *t = (tsr_tiff *)user_data;
+    char text[sizeof t->message];
+    vsnprintf(text, sizeof text, fmt, ap);
+    if (module != NULL && module[0] != '\0') {
+        snprintf(t->message, sizeof t->message, "%s: %s", module, text);
+    } else {
+        snprintf(t->message, sizeof t->message, "%s", text);
+    }
+    return 1;
+}
+
+static int tsr_tiff_warning(TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap) {
+    (void)tif;
+    (void)user_data;
+    (void)module;
+    (void)fmt;
+    (void)ap;
+    return 1;
+}
+
+tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t errlen) {
+    tsr_tiff *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        copy_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (options == NULL) {
+        copy_message(err, errlen, "out of memory");
+        free(t);
+        return NULL;
+    }
+    TIFFOpenOptionsSetErrorHandlerExtR(options, tsr_tiff_error, t);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, tsr_tiff_warning, t);
+    t->tif = TIFFOpenExt(path, mode, options);
+    TIFFOpenOptionsFree(options);
+    if (t->tif == NULL) {
+        copy_message(err, errlen, t->message[0] != '\0' ? t->message : "cannot open as TIFF");
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void tsr_tiff_close(tsr_tiff *t) {
+    if (t == NULL) return;
+    if (t->tif != NULL) TIFFClose(t->tif);
+    free(t);
+}
+
+int tsr_tiff_get_u16(tsr_tiff *t, uint32_t tag, uint16_t *value) {
+    return TIFFGetFieldDefaulted(t->tif, tag, value);
+}
+
+int tsr_tiff_get_u32(tsr_tiff *t, uint32_t tag, uint32_t *value) {
+    return TIFFGetFieldDefaulted(t->tif, tag, value);
+}
+
+int tsr_tiff_get_extrasamples(tsr_tiff *t, uint16_t *count, const uint16_t **values) {
+    uint16_t *list = NULL;
+    int found = TIFFGetFieldDefaulted(t->tif, TIFFTAG_EXTRASAMPLES, count, &list);
+    *values = list;
+    return found;
+}
+
+int tsr_tiff_set_u16(tsr_tiff *t, uint32_t tag, uint16_t value) { return TIFFSetField(t->tif, tag, value); }
+
+int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value) { return TIFFSetField(t->tif, tag, value); }
+
+int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values) {
+    return TIFFSetField(t->tif, TIFFTAG_EXTRASAMPLES, count, values);
+}

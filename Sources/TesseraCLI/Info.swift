@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Tessera
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show an image file's format, size, channels, bit depth and orientation.")
+
+    @Argument(help: "The image files.")
+    var files: [String]
+
+    @Flag(help: "Print JSON, one object per file.")
+    var json = false
+
+    @OptionGroup var decoding: DecodeArguments
+
+    func run() throws {
+        var failure: (any Error)?
+        for file in files {
+            do {
+                let info = try ImageFile.info(path: file, options: decoding.options)
+                print(json ? Self.json(info, file: file) : Self.text(info, file: file, header: files.count > 1))
+            } catch {
+                // Report every file, then fail with the first error.
+                if failure != nil { FileHandle.standardError.write(Data("Error: \(error)\n".utf8)) }
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    static func orientationText(_ info: ImageInfo) -> String {
+        let names = [
+            1: "upright", 2: "mirrored", 3: "turned 180", 4: "mirrored vertically", 5: "transposed",
+            6: "turned 90 clockwise", 7: "transversed", 8: "turned 90 counterclockwise",
+        ]
+        let name = names[info.orientation] ?? "unknown"
+        if info.orientation == 1 { return "1 (\(name))" }
+        return "\(info.orientation) (stored \(name); \(info.orientationApplied ? "applied" : "kept as stored"))"
+    }
+
+    static func text(_ info: ImageInfo, file: String, header: Bool) -> String {
+        var lines = header ? ["\(file):"] : []
+        let indent = header ? "  " : ""
+        lines += [
+            "format:      \(info.format)",
+            "size:        \(info.width)x\(info.height)",
+            "channels:    \(info.layout.fileChannels) (\(info.layout.rawValue))",
+            "bit depth:   \(info.bitsPerSample)\(info.isFloat ? " (float)" : "")",
+            "orientation: \(orientationText(info))",
+        ].map { indent + $0 }
+        if !info.details.isEmpty { lines.append(indent + "details:     " + info.details.joined(separator: ", ")) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ info: ImageInfo, file: String) -> String {
+        let object: [String: Any] = [
+            "file": file, "format": info.format.rawValue, "width": info.width, "height": info.height,
+            "channels": info.layout.fileChannels, "layout": info.layout.rawValue, "bitsPerSample": info.bitsPerSample,
+            "float": info.isFloat, "orientation": info.orientation, "orientationApplied": info.orientationApplied,
+            "details": info.details,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

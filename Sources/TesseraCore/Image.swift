@@ -1,0 +1,132 @@
+/// How an image's channels are meant, and so which channels a file written from it holds.
+///
+/// In memory an image has 1 channel (``gray``) or 4 (every other layout). A ``grayAlpha`` image keeps
+/// its gray value in red, green and blue; an ``rgb`` image keeps alpha at 1.
+public enum PixelLayout: String, Sendable, CaseIterable {
+    case gray
+    case grayAlpha
+    case rgb
+    case rgba
+
+    /// Channels in memory: 1 or 4.
+    public var channels: Int { self == .gray ? 1 : 4 }
+    /// Channels in a file: 1 to 4.
+    public var fileChannels: Int {
+        switch self {
+        case .gray: 1
+        case .grayAlpha: 2
+        case .rgb: 3
+        case .rgba: 4
+        }
+    }
+    public var hasAlpha: Bool { self == .grayAlpha || self == .rgba }
+    public var isGray: Bool { self == .gray || self == .grayAlpha }
+}
+
+/// The sample type an image came from, which a writer keeps unless told otherwise.
+public enum SampleDepth: String, Sendable, CaseIterable {
+    case uint8
+    case uint16
+    case float32
+
+    public var bits: Int {
+        switch self {
+        case .uint8: 8
+        case .uint16: 16
+        case .float32: 32
+        }
+    }
+}
+
+/// Something that produces the pixels of an image for any region of it, on request.
+///
+/// A source must give the same samples for a pixel whatever region it is asked for, and may be asked
+/// from several threads at once.
+public protocol PixelSource: Sendable {
+    /// Fills `buffer`, whose region lies inside the image, with the image's pixels.
+    func render(into buffer: inout PixelBuffer) throws
+
+    /// The region shape this source produces most cheaply (a tiled file's tile size), if it has one.
+    var preferredTileSize: (width: Int, height: Int)? { get }
+}
+
+extension PixelSource {
+    public var preferredTileSize: (width: Int, height: Int)? { nil }
+}
+
+/// An image: a size, a layout and a source of pixels, produced region by region on demand.
+///
+/// Samples are Float32. Integer files map their full range to 0...1 (8-bit 255 and 16-bit 65535 are
+/// 1.0), as stored, with no gamma or color conversion: linear-light math is always an explicit step.
+/// Float files keep their values, including any outside 0...1.
+///
+/// Alpha is straight (not premultiplied): a pixel's color is the same whatever its alpha, as PNG and
+/// most TIFFs store it. Operations that mix neighbouring pixels (blur, resize) premultiply inside
+/// themselves so transparent pixels never darken edges; point operations work on the straight values.
+public struct Image: Sendable {
+    public let width: Int
+    public let height: Int
+    public let layout: PixelLayout
+    /// The sample type of the data this image was made from; writers keep it by default.
+    public let depth: SampleDepth
+    public let source: any PixelSource
+
+    public init(width: Int, height: Int, layout: PixelLayout, depth: SampleDepth, source: any PixelSource) {
+        precondition(width > 0 && height > 0, "images are at least 1x1")
+        self.width = width
+        self.height = height
+        self.layout = layout
+        self.depth = depth
+        self.source = source
+    }
+
+    /// An image over pixels already in memory; `buffer.region` must start at the origin.
+    public init(buffer: PixelBuffer, layout: PixelLayout, depth: SampleDepth = .float32) {
+        precondition(buffer.region.x == 0 && buffer.region.y == 0, "an image buffer starts at the origin")
+        precondition(buffer.channels == layout.channels, "the buffer's channels do not fit the layout")
+        self.init(
+            width: buffer.region.width, height: buffer.region.height, layout: layout, depth: depth,
+            source: BufferSource(buffer: buffer))
+    }
+
+    public var channels: Int { layout.channels }
+    public var extent: Rect { Rect(width: width, height: height) }
+
+    /// Renders the pixels of `region`, which must lie inside ``extent``.
+    public func pixels(in region: Rect) throws -> PixelBuffer {
+        guard extent.contains(region), !region.isEmpty else {
+            throw ImageError(message: "region \(region) is not inside the image (\(extent))")
+        }
+        var buffer = PixelBuffer(region: region, channels: channels)
+        try source.render(into: &buffer)
+        return buffer
+    }
+
+    /// Renders every pixel.
+    public func pixels() throws -> PixelBuffer { try pixels(in: extent) }
+}
+
+/// A source over a buffer in memory.
+public struct BufferSource: PixelSource {
+    public let buffer: PixelBuffer
+
+    public init(buffer: PixelBuffer) { self.buffer = buffer }
+
+    public func render(into target: inout PixelBuffer) throws {
+        target.copy(from: buffer)
+    }
+}
+
+/// A failure to read, write or compute an image: what went wrong and, where a file is involved, which.
+public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file concerned, as the user named it.
+    public var path: String?
+    public var message: String
+
+    public init(path: String? = nil, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { path.map { "\($0): \(message)" } ?? message }
+}

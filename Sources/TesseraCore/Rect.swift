@@ -1,0 +1,111 @@
+/// A rectangle of whole pixels: origin top-left, x to the right, y down.
+///
+/// `maxX` and `maxY` are exclusive, so `Rect(x: 0, y: 0, width: 2, height: 2)` covers the pixels with
+/// x and y in 0...1. A rectangle with no area is empty; every empty rectangle equals ``Rect/empty``
+/// once it comes out of an operation here, so callers can test `isEmpty` or compare with `.empty`.
+public struct Rect: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The rectangle at the origin with the given size.
+    public init(width: Int, height: Int) {
+        self.init(x: 0, y: 0, width: width, height: height)
+    }
+
+    public static let empty = Rect(x: 0, y: 0, width: 0, height: 0)
+
+    public var minX: Int { x }
+    public var minY: Int { y }
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    /// The number of pixels covered.
+    public var area: Int { isEmpty ? 0 : width * height }
+
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+
+    /// The pixels in both rectangles, or ``empty``.
+    public func intersection(_ other: Rect) -> Rect {
+        let x0 = Swift.max(minX, other.minX)
+        let y0 = Swift.max(minY, other.minY)
+        let x1 = Swift.min(maxX, other.maxX)
+        let y1 = Swift.min(maxY, other.maxY)
+        return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : .empty
+    }
+
+    /// The smallest rectangle holding both; an empty operand is ignored.
+    public func union(_ other: Rect) -> Rect {
+        if isEmpty { return other.isEmpty ? .empty : other }
+        if other.isEmpty { return self }
+        let x0 = Swift.min(minX, other.minX)
+        let y0 = Swift.min(minY, other.minY)
+        return Rect(x: x0, y: y0, width: Swift.max(maxX, other.maxX) - x0, height: Swift.max(maxY, other.maxY) - y0)
+    }
+
+    public func intersects(_ other: Rect) -> Bool { !intersection(other).isEmpty }
+
+    /// Whether every pixel of `other` is in this rectangle. An empty `other` is contained everywhere.
+    public func contains(_ other: Rect) -> Bool {
+        other.isEmpty
+            || (!isEmpty && other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY)
+    }
+
+    public func contains(x px: Int, y py: Int) -> Bool {
+        px >= minX && px < maxX && py >= minY && py < maxY
+    }
+
+    /// Shrinks each side by `dx` (left and right) and `dy` (top and bottom); negative values grow it,
+    /// which is how an area filter states the margin it reads around an output region.
+    /// A rectangle shrunk past nothing is ``empty``.
+    public func insetBy(dx: Int, dy: Int) -> Rect {
+        let inset = Rect(x: x + dx, y: y + dy, width: width - 2 * dx, height: height - 2 * dy)
+        return inset.isEmpty ? .empty : inset
+    }
+
+    public func offsetBy(dx: Int, dy: Int) -> Rect {
+        Rect(x: x + dx, y: y + dy, width: width, height: height)
+    }
+
+    /// Cuts this rectangle into tiles of `tileWidth` x `tileHeight`, aligned to this rectangle's origin,
+    /// row by row from the top left; tiles on the right and bottom edges are cut to fit.
+    ///
+    /// - Complexity: O(number of tiles).
+    public func tiles(width tileWidth: Int, height tileHeight: Int) -> [Rect] {
+        precondition(tileWidth > 0 && tileHeight > 0, "tile sizes must be positive")
+        guard !isEmpty else { return [] }
+        var result: [Rect] = []
+        result.reserveCapacity(((width + tileWidth - 1) / tileWidth) * ((height + tileHeight - 1) / tileHeight))
+        var ty = minY
+        while ty < maxY {
+            let th = Swift.min(tileHeight, maxY - ty)
+            var tx = minX
+            while tx < maxX {
+                result.append(Rect(x: tx, y: ty, width: Swift.min(tileWidth, maxX - tx), height: th))
+                tx += tileWidth
+            }
+            ty += tileHeight
+        }
+        return result
+    }
+
+    /// The cells of a grid of `cellWidth` x `cellHeight` anchored at (0, 0) that this rectangle touches,
+    /// each cut to this rectangle. This is how a region maps onto a tiled file's tiles.
+    public func gridCells(width cellWidth: Int, height cellHeight: Int) -> [Rect] {
+        precondition(cellWidth > 0 && cellHeight > 0, "cell sizes must be positive")
+        guard !isEmpty else { return [] }
+        let x0 = (minX / cellWidth) * cellWidth
+        let y0 = (minY / cellHeight) * cellHeight
+        return Rect(x: x0, y: y0, width: maxX - x0, height: maxY - y0)
+            .tiles(width: cellWidth, height: cellHeight)
+            .map { $0.intersection(self) }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import TesseraCore
+
+/// File system helpers shared by the codecs.
+enum FileSystem {
+    /// Why opening `path` for reading failed, in the words a user expects.
+    static func describeOpenFailure(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return "no such file"
+        }
+        if isDirectory.boolValue { return "is a folder, not a file" }
+        return "cannot open: \(String(cString: strerror(errno)))"
+    }
+
+    /// Writes a file through `write`, which receives a temporary path in the same folder; the result
+    /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.
+    static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
+        }
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
+            .path
+        do {
+            try write(temporary)
+        } catch var error as ImageError {
+            unlink(temporary)
+            error.path = path
+            throw error
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ImageError(path: path, message: "cannot write: \(reason)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import TesseraCore
+
+/// Reading and writing image files: the entry point the command line, the `load` and `save` nodes and
+/// embedding programs share.
+public enum ImageFile {
+    /// What the header of the file at `path` says, without decoding pixels.
+    public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        switch try ImageFormat.detect(path: path) {
+        case .png: return try PNGCodec.info(path: path)
+        case .jpeg: return try JPEGCodec.info(path: path, options: options)
+        case .tiff: return try TIFFReader(path: path, options: DecodeOptions(maxPixels: .max)).info
+        }
+    }
+
+    /// Opens the image at `path`. The header is read and checked now; pixels are decoded when a region
+    /// is asked for (TIFF: only the strips or tiles it touches; PNG and JPEG: the whole image, once).
+    ///
+    /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
+    ///   than `options.maxPixels`.
+    public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
+        switch try ImageFormat.detect(path: path) {
+        case .png: return try PNGCodec.load(path: path, options: options)
+        case .jpeg: return try JPEGCodec.load(path: path, options: options)
+        case .tiff:
+            let reader = try TIFFReader(path: path, options: options)
+            return (reader.info, reader.image)
+        }
+    }
+
+    /// Writes `image` to `path` in the format its extension names. The file appears complete or not at
+    /// all: it is written under a temporary name in the same folder and renamed when done.
+    ///
+    /// - Returns: the sample type written.
+    @discardableResult
+    public static func save(_ image: Image, to path: String, options: EncodeOptions = EncodeOptions()) throws
+        -> SampleDepth
+    {
+        let format = try ImageFormat.forWriting(path: path)
+        do {
+            try options.validate(for: format, imageDepth: image.depth)
+        } catch var error as ImageError {
+            error.path = path
+            throw error
+        }
+        let depth = options.resolvedDepth(imageDepth: image.depth, format: format)
+        try FileSystem.writeAtomically(to: path) { temporary in
+            switch format {
+            case .png: try PNGCodec.write(image, to: temporary, depth: depth, options: options)
+            case .jpeg: try JPEGCodec.write(image, to: temporary, options: options)
+            case .tiff: try TIFFWriter.write(image, to: temporary, depth: depth, options: options)
+            }
+        }
+        return depth
+    }
+}

@@ -1,0 +1,104 @@
+import CImageShims
+import TesseraCore
+
+/// JPEG through libjpeg-turbo: baseline and progressive, gray and color (CMYK converted), EXIF orientation.
+enum JPEGCodec {
+    private static func open(_ path: String) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int) {
+        var info = tsr_jpeg_info()
+        var error = ShimError()
+        guard let reader = tsr_jpeg_open(path, &info, &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "JPEG: \(error.message)")
+        }
+        var orientation = 1
+        if let exif = info.exif, info.exif_length > 0 {
+            orientation = Orientation.read(exif: Array(UnsafeBufferPointer(start: exif, count: info.exif_length)))
+        }
+        return (reader, info, orientation)
+    }
+
+    private static func describe(_ info: tsr_jpeg_info, orientation: Int, applied: Bool) -> ImageInfo {
+        let swaps = applied && Orientation.swapsAxes(orientation)
+        let width = Int(info.width)
+        let height = Int(info.height)
+        return ImageInfo(
+            format: .jpeg, width: swaps ? height : width, height: swaps ? width : height,
+            layout: info.channels == 1 ? .gray : .rgb, bitsPerSample: 8, isFloat: false,
+            orientation: orientation, orientationApplied: applied && orientation != 1,
+            details: [info.progressive != 0 ? "progressive" : "baseline"])
+    }
+
+    static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        let (reader, header, orientation) = try open(path)
+        tsr_jpeg_close(reader)
+        return describe(header, orientation: orientation, applied: options.appliesOrientation)
+    }
+
+    static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
+        let (probe, header, orientation) = try open(path)
+        tsr_jpeg_close(probe)
+        let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
+        try options.checkSize(width: info.width, height: info.height, path: path)
+        let turn = options.appliesOrientation ? orientation : 1
+        let source = DecodeOnceSource { try Orientation.apply(turn, to: decode(path: path)) }
+        return (info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source))
+    }
+
+    private static func decode(path: String) throws -> PixelBuffer {
+        let (reader, info, _) = try open(path)
+        defer { tsr_jpeg_close(reader) }
+        let width = Int(info.width)
+        let height = Int(info.height)
+        let fileChannels = Int(info.channels)
+        let rowBytes = width * fileChannels
+        var error = ShimError()
+        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
+        let rowLength = buffer.rowLength
+        let bandHeight = Swift.min(height, 32)
+        var raw = [UInt8](repeating: 0, count: rowBytes * bandHeight)
+        var y = 0
+        while y < height {
+            let rows = Swift.min(bandHeight, height - y)
+            let status = raw.withUnsafeMutableBufferPointer { bytes in
+                tsr_jpeg_read_rows(reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
+            }
+            if status != 0 { throw ImageError(path: path, message: "JPEG: \(error.message)") }
+            raw.withUnsafeBufferPointer { bytes in
+                buffer.samples.withUnsafeMutableBufferPointer { samples in
+                    guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
+                    for row in 0..<rows {
+                        Samples.decode(
+                            base + row * rowBytes, fileChannels: fileChannels, stride: fileChannels, count: width,
+                            scale: 1 / 255, into: target + (y + row) * rowLength)
+                    }
+                }
+            }
+            y += rows
+        }
+        if tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(path: path, message: "JPEG: \(error.message)")
+        }
+        return buffer
+    }
+
+    /// Writes 8-bit gray or RGB; alpha is dropped, as JPEG has none.
+    static func write(_ image: Image, to path: String, options: EncodeOptions) throws {
+        let fileChannels = image.layout.isGray ? 1 : 3
+        var error = ShimError()
+        guard
+            let writer = tsr_jpeg_writer_open(
+                path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), Int32(options.quality),
+                options.progressive ? 1 : 0, &error.buffer, ShimError.capacity)
+        else {
+            throw ImageError(message: "cannot write JPEG: \(error.message)")
+        }
+        defer { tsr_jpeg_writer_close(writer) }
+        try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: false) { bytes, rowBytes, rows in
+            if tsr_jpeg_write_rows(writer, bytes, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity) != 0 {
+                throw ImageError(message: "cannot write JPEG: \(error.message)")
+            }
+        }
+        if tsr_jpeg_writer_finish(writer, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(message: "cannot write JPEG: \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import CImageShims
+import TesseraCore
+
+/// PNG through libpng: every bit depth and color type in, gray / gray-alpha / RGB / RGBA at 8 or 16 bits out.
+enum PNGCodec {
+    private static let colorTypeNames = [0: "gray", 2: "RGB", 3: "palette", 4: "gray+alpha", 6: "RGBA"]
+
+    /// Opens the file and reads its header; the caller closes the reader.
+    private static func open(_ path: String) throws -> (OpaquePointer, tsr_png_info) {
+        var info = tsr_png_info()
+        var error = ShimError()
+        guard let reader = tsr_png_open(path, &info, &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "PNG: \(error.message)")
+        }
+        return (reader, info)
+    }
+
+    static func info(path: String) throws -> ImageInfo {
+        let (reader, info) = try open(path)
+        tsr_png_close(reader)
+        return describe(info)
+    }
+
+    private static func describe(_ info: tsr_png_info) -> ImageInfo {
+        let layouts: [PixelLayout] = [.gray, .grayAlpha, .rgb, .rgba]
+        var details = ["color type \(colorTypeNames[Int(info.file_color_type)] ?? "\(info.file_color_type)")"]
+        if info.interlaced != 0 { details.append("interlaced (Adam7)") }
+        return ImageInfo(
+            format: .png, width: Int(info.width), height: Int(info.height),
+            layout: layouts[Int(info.channels) - 1], bitsPerSample: Int(info.file_bit_depth), isFloat: false,
+            orientation: 1, orientationApplied: false, details: details)
+    }
+
+    static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
+        let (probe, header) = try open(path)
+        tsr_png_close(probe)
+        let info = describe(header)
+        try options.checkSize(width: info.width, height: info.height, path: path)
+        let source = DecodeOnceSource { try decode(path: path) }
+        return (info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source))
+    }
+
+    private static func decode(path: String) throws -> PixelBuffer {
+        let (reader, info) = try open(path)
+        defer { tsr_png_close(reader) }
+        let width = Int(info.width)
+        let height = Int(info.height)
+        let fileChannels = Int(info.channels)
+        let bytesPerSample = Int(info.bytes_per_sample)
+        let rowBytes = width * fileChannels * bytesPerSample
+        let scale = 1 / Float(info.max_value)
+        var error = ShimError()
+        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
+        let rowLength = buffer.rowLength
+
+        // Interlaced files need every pass before any row is complete; others go a band at a time.
+        let bandHeight = info.interlaced != 0 ? height : Swift.min(height, 64)
+        var raw = [UInt8](repeating: 0, count: rowBytes * bandHeight)
+        var y = 0
+        while y < height {
+            let rows = Swift.min(bandHeight, height - y)
+            let status = raw.withUnsafeMutableBufferPointer { bytes in
+                info.interlaced != 0
+                    ? tsr_png_read_image(reader, bytes.baseAddress, rowBytes, &error.buffer, ShimError.capacity)
+                    : tsr_png_read_rows(reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
+            }
+            if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
+            raw.withUnsafeBytes { bytes in
+                buffer.samples.withUnsafeMutableBufferPointer { samples in
+                    guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
+                    for row in 0..<rows {
+                        let source = base + row * rowBytes
+                        let destination = target + (y + row) * rowLength
+                        if bytesPerSample == 2 {
+                            Samples.decode(
+                                source.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
+                                stride: fileChannels, count: width, scale: scale, into: destination)
+                        } else {
+                            Samples.decode(
+                                source.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
+                                stride: fileChannels, count: width, scale: scale, into: destination)
+                        }
+                    }
+                }
+            }
+            y += rows
+        }
+        if tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(path: path, message: "PNG: \(error.message)")
+        }
+        return buffer
+    }
+
+    static func write(_ image: Image, to path: String, depth: SampleDepth, options: EncodeOptions) throws {
+        let fileChannels = image.layout.fileChannels
+        let sixteen = depth == .uint16
+        var error = ShimError()
+        guard
+            let writer = tsr_png_writer_open(
+                path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), sixteen ? 16 : 8,
+                Int32(options.pngLevel), &error.buffer, ShimError.capacity)
+        else {
+            throw ImageError(message: "cannot write PNG: \(error.message)")
+        }
+        defer { tsr_png_writer_close(writer) }
+        try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: sixteen) { bytes, rowBytes, rows in
+            if tsr_png_write_rows(writer, bytes, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity) != 0 {
+                throw ImageError(message: "cannot write PNG: \(error.message)")
+            }
+        }
+        if tsr_png_writer_finish(writer, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(message: "cannot write PNG: \(error.message)")
+        }
+    }
+}
+
+/// Feeds a row-oriented encoder: renders the image in bands of rows, top to bottom, and hands each band
+/// over as 8- or 16-bit interleaved samples.
+enum RowBands {
+    static let height = 64
+
+    static func encode(
+        _ image: Image, fileChannels: Int, sixteenBit: Bool,
+        _ consume: (UnsafePointer<UInt8>, _ rowBytes: Int, _ rows: Int) throws -> Void
+    ) throws {
+        let rowBytes = image.width * fileChannels * (sixteenBit ? 2 : 1)
+        var raw = [UInt8](repeating: 0, count: rowBytes * Swift.min(height, image.height))
+        for band in Rect(width: image.width, height: image.height).tiles(width: image.width, height: height) {
+            let pixels = try image.pixels(in: band)
+            let rowLength = pixels.rowLength
+            raw.withUnsafeMutableBytes { bytes in
+                pixels.samples.withUnsafeBufferPointer { samples in
+                    guard let base = bytes.baseAddress, let source = samples.baseAddress else { return }
+                    for row in 0..<band.height {
+                        let from = source + row * rowLength
+                        if sixteenBit {
+                            Samples.encode(
+                                from, channels: pixels.channels, count: image.width, fileChannels: fileChannels,
+                                maxValue: 65535, into: (base + row * rowBytes).assumingMemoryBound(to: UInt16.self))
+                        } else {
+                            Samples.encode(
+                                from, channels: pixels.channels, count: image.width, fileChannels: fileChannels,
+                                maxValue: 255, into: (base + row * rowBytes).assumingMemoryBound(to: UInt8.self))
+                        }
+                    }
+                }
+            }
+            try raw.withUnsafeBufferPointer { bytes in
+                guard let base = bytes.baseAddress else { return }
+                try consume(base, rowBytes, band.height)
+            }
+        }
+    }
+}

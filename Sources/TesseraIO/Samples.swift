@@ -1,0 +1,114 @@
+import TesseraCore
+
+/// A sample type as stored in files: 8- or 16-bit unsigned integers or 32-bit floats.
+protocol FileSample {
+    /// The value as a float, before scaling.
+    var floatValue: Float { get }
+    /// `value` clamped to 0...1 and scaled by `maxValue` (integers), or kept as is (floats).
+    static func encode(_ value: Float, maxValue: Float) -> Self
+}
+
+extension UInt8: FileSample {
+    @inline(__always) var floatValue: Float { Float(self) }
+    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt8 {
+        // Written so that NaN maps to 0 rather than trapping in the conversion.
+        let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
+        return UInt8(clamped * maxValue + 0.5)
+    }
+}
+
+extension UInt16: FileSample {
+    @inline(__always) var floatValue: Float { Float(self) }
+    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt16 {
+        let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
+        return UInt16(clamped * maxValue + 0.5)
+    }
+}
+
+extension Float: FileSample {
+    @inline(__always) var floatValue: Float { self }
+    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> Float { value }
+}
+
+/// Moves rows of pixels between file layouts (1 to 4 interleaved samples) and memory (1 or 4 Float32).
+enum Samples {
+    /// Decodes `count` pixels whose first `fileChannels` samples (of `stride` per pixel) are gray, gray and
+    /// alpha, RGB or RGBA. `scale` maps a stored value to 0...1 (1 / 255, 1 / 65535, or 1 for floats).
+    /// Gray and alpha becomes (g, g, g, a); RGB gets alpha 1.
+    @inline(__always)
+    static func decode<T: FileSample>(
+        _ source: UnsafePointer<T>, fileChannels: Int, stride: Int, count: Int, scale: Float,
+        into target: UnsafeMutablePointer<Float>
+    ) {
+        switch fileChannels {
+        case 1:
+            for i in 0..<count { target[i] = source[stride &* i].floatValue * scale }
+        case 2:
+            for i in 0..<count {
+                let s = source + stride &* i
+                let g = s[0].floatValue * scale
+                let d = target + 4 &* i
+                d[0] = g
+                d[1] = g
+                d[2] = g
+                d[3] = s[1].floatValue * scale
+            }
+        case 3:
+            for i in 0..<count {
+                let s = source + stride &* i
+                let d = target + 4 &* i
+                d[0] = s[0].floatValue * scale
+                d[1] = s[1].floatValue * scale
+                d[2] = s[2].floatValue * scale
+                d[3] = 1
+            }
+        default:
+            if stride == 4 {
+                for i in 0..<(4 &* count) { target[i] = source[i].floatValue * scale }
+            } else {
+                for i in 0..<count {
+                    let s = source + stride &* i
+                    let d = target + 4 &* i
+                    for c in 0..<4 { d[c] = s[c].floatValue * scale }
+                }
+            }
+        }
+    }
+
+    /// Encodes `count` pixels of `channels` (1 or 4) Float32 samples into `fileChannels` stored samples.
+    /// Integers are clamped to 0...1 and scaled by `maxValue`; 4 to 1 channels keeps red (the gray of a
+    /// gray layout), 4 to 2 keeps red and alpha, 4 to 3 drops alpha.
+    @inline(__always)
+    static func encode<T: FileSample>(
+        _ source: UnsafePointer<Float>, channels: Int, count: Int, fileChannels: Int, maxValue: Float,
+        into target: UnsafeMutablePointer<T>
+    ) {
+        switch (channels, fileChannels) {
+        case (1, 1), (4, 4):
+            for i in 0..<(channels &* count) { target[i] = T.encode(source[i], maxValue: maxValue) }
+        case (1, _):
+            // Gray into a wider file: replicate the gray, opaque alpha where the file has alpha.
+            let opaque = T.encode(1, maxValue: maxValue)
+            let alphaIndex = fileChannels == 2 || fileChannels == 4 ? fileChannels - 1 : -1
+            for i in 0..<count {
+                let v = T.encode(source[i], maxValue: maxValue)
+                for c in 0..<fileChannels { target[fileChannels &* i &+ c] = c == alphaIndex ? opaque : v }
+            }
+        case (_, 1):
+            for i in 0..<count { target[i] = T.encode(source[4 &* i], maxValue: maxValue) }
+        case (_, 2):
+            for i in 0..<count {
+                target[2 &* i] = T.encode(source[4 &* i], maxValue: maxValue)
+                target[2 &* i &+ 1] = T.encode(source[4 &* i &+ 3], maxValue: maxValue)
+            }
+        default:
+            for i in 0..<count {
+                let s = source + 4 &* i
+                let d = target + 3 &* i
+                d[0] = T.encode(s[0], maxValue: maxValue)
+                d[1] = T.encode(s[1], maxValue: maxValue)
+                d[2] = T.encode(s[2], maxValue: maxValue)
+            }
+        }
+    }
+}

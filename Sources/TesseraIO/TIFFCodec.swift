@@ -1,0 +1,468 @@
+import CImageShims
+import CTIFF
+import Synchronization
+import TesseraCore
+
+/// A TIFF file open for reading regions: a region decodes only the strips or tiles it touches.
+///
+/// Gray, gray+alpha, RGB and RGBA at 8 or 16 bits (unsigned) or 32 or 64 bit float, in strips or tiles,
+/// with any compression libtiff has (none, LZW, deflate, JPEG, PackBits, ...), are read directly.
+/// Other kinds (palette, bilevel, CMYK, YCbCr without JPEG, separate planes) go through libtiff's RGBA
+/// interface, which decodes the whole image at 8 bits. Premultiplied (associated) alpha is divided out.
+///
+/// Reads may come from several threads; libtiff handles are not thread-safe, so the handle is used by
+/// one reader at a time.
+public final class TIFFReader: PixelSource, Sendable {
+    public let path: String
+    public let info: ImageInfo
+
+    private enum Sample: Sendable { case uint8, uint16, float32, float64 }
+    private struct Geometry: Sendable {
+        var width: Int
+        var height: Int
+        var samplesPerPixel: Int
+        var sample: Sample
+        var bytesPerSample: Int
+        var isTiled: Bool
+        /// Tile size, or full width and rows per strip.
+        var chunkWidth: Int
+        var chunkHeight: Int
+        var minIsWhite: Bool
+        var premultiplied: Bool
+        /// Decode through libtiff's 8-bit RGBA interface.
+        var viaRGBA: Bool
+    }
+
+    private struct Handle: @unchecked Sendable {
+        let tiff: UnsafeMutablePointer<tsr_tiff>
+    }
+
+    private let geometry: Geometry
+    private let handle: Mutex<Handle?>
+    private let chunks = Atomic<Int>(0)
+    private let rgbaImage: DecodeOnceSource?
+
+    /// Opens `path` and reads its first image's header.
+    public init(path: String, options: DecodeOptions = DecodeOptions()) throws {
+        var error = ShimError()
+        guard let tiff = tsr_tiff_open(path, "r", &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "TIFF: \(error.message)")
+        }
+        do {
+            let (geometry, info) = try Self.readHeader(tiff, path: path)
+            try options.checkSize(width: geometry.width, height: geometry.height, path: path)
+            self.geometry = geometry
+            self.info = info
+        } catch {
+            tsr_tiff_close(tiff)
+            throw error
+        }
+        self.path = path
+        self.handle = Mutex(Handle(tiff: tiff))
+        if geometry.viaRGBA {
+            // Captures the handle mutex weakly through a box so the source does not keep the reader alive.
+            let box = WeakReader()
+            rgbaImage = DecodeOnceSource { [box] in
+                guard let reader = box.reader else { throw ImageError(path: path, message: "TIFF: reader closed") }
+                return try reader.decodeRGBA()
+            }
+            box.reader = self
+        } else {
+            rgbaImage = nil
+        }
+    }
+
+    deinit {
+        handle.withLock { handle in
+            if let tiff = handle?.tiff { tsr_tiff_close(tiff) }
+            handle = nil
+        }
+    }
+
+    /// The image this reader produces.
+    public var image: Image {
+        Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: self)
+    }
+
+    /// How many strips or tiles have been decoded so far.
+    public var chunksDecoded: Int { chunks.load(ordering: .relaxed) }
+
+    public var preferredTileSize: (width: Int, height: Int)? {
+        geometry.viaRGBA ? nil : (geometry.chunkWidth, geometry.chunkHeight)
+    }
+
+    // MARK: Header
+
+    private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo) {
+        func u16(_ tag: Int32) -> UInt16? {
+            var value: UInt16 = 0
+            return tsr_tiff_get_u16(tiff, UInt32(tag), &value) != 0 ? value : nil
+        }
+        func u32(_ tag: Int32) -> UInt32? {
+            var value: UInt32 = 0
+            return tsr_tiff_get_u32(tiff, UInt32(tag), &value) != 0 ? value : nil
+        }
+        let width = Int(u32(TIFFTAG_IMAGEWIDTH) ?? 0)
+        let height = Int(u32(TIFFTAG_IMAGELENGTH) ?? 0)
+        let bits = Int(u16(TIFFTAG_BITSPERSAMPLE) ?? 1)
+        let spp = Int(u16(TIFFTAG_SAMPLESPERPIXEL) ?? 1)
+        let format = Int32(u16(TIFFTAG_SAMPLEFORMAT) ?? UInt16(SAMPLEFORMAT_UINT))
+        let photometric = Int32(u16(TIFFTAG_PHOTOMETRIC) ?? UInt16(PHOTOMETRIC_MINISBLACK))
+        let planar = Int32(u16(TIFFTAG_PLANARCONFIG) ?? UInt16(PLANARCONFIG_CONTIG))
+        let compression = Int32(u16(TIFFTAG_COMPRESSION) ?? UInt16(COMPRESSION_NONE))
+        let orientation = Int(u16(TIFFTAG_ORIENTATION) ?? 1)
+        var extraCount: UInt16 = 0
+        var extraValues: UnsafePointer<UInt16>?
+        _ = tsr_tiff_get_extrasamples(tiff, &extraCount, &extraValues)
+        let firstExtra = extraCount > 0 ? Int32(extraValues?[0] ?? 0) : -1
+        let isTiled = TIFFIsTiled(tiff.pointee.tif) != 0
+
+        guard width > 0, height > 0 else {
+            throw ImageError(path: path, message: "TIFF: the header gives an empty image (\(width)x\(height))")
+        }
+        if compression == COMPRESSION_JPEG && photometric == PHOTOMETRIC_YCBCR {
+            // Let libjpeg convert YCbCr to RGB, so the data reads as plain RGB.
+            _ = tsr_tiff_set_u16(tiff, UInt32(TIFFTAG_JPEGCOLORMODE), UInt16(JPEGCOLORMODE_RGB))
+        }
+
+        let sample: Sample?
+        switch (format, bits) {
+        case (SAMPLEFORMAT_UINT, 8): sample = .uint8
+        case (SAMPLEFORMAT_UINT, 16): sample = .uint16
+        case (SAMPLEFORMAT_IEEEFP, 32): sample = .float32
+        case (SAMPLEFORMAT_IEEEFP, 64): sample = .float64
+        default: sample = nil
+        }
+        let colorChannels: Int
+        switch photometric {
+        case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE: colorChannels = 1
+        case PHOTOMETRIC_RGB: colorChannels = 3
+        case PHOTOMETRIC_YCBCR where compression == COMPRESSION_JPEG: colorChannels = 3
+        default: colorChannels = 0
+        }
+        let hasAlpha = colorChannels > 0 && spp > colorChannels
+        let direct = sample != nil && colorChannels > 0 && spp >= colorChannels
+            && (planar == PLANARCONFIG_CONTIG || spp == 1)
+
+        var layout: PixelLayout
+        switch (colorChannels, hasAlpha) {
+        case (1, false): layout = .gray
+        case (1, true): layout = .grayAlpha
+        case (3, false): layout = .rgb
+        default: layout = .rgba
+        }
+        if !direct {
+            var reason = ShimError()
+            if TIFFRGBAImageOK(tiff.pointee.tif, &reason.buffer) == 0 {
+                throw ImageError(path: path, message: "TIFF: unsupported kind of image (\(reason.message))")
+            }
+            let gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE
+            let alpha = extraCount > 0 || photometric == PHOTOMETRIC_SEPARATED && spp > 4
+            layout = gray ? (alpha ? .grayAlpha : .gray) : (alpha ? .rgba : .rgb)
+        }
+
+        var chunkWidth = width
+        var chunkHeight = height
+        if isTiled {
+            chunkWidth = Int(u32(TIFFTAG_TILEWIDTH) ?? 0)
+            chunkHeight = Int(u32(TIFFTAG_TILELENGTH) ?? 0)
+            guard chunkWidth > 0, chunkHeight > 0 else {
+                throw ImageError(path: path, message: "TIFF: tiled, but the tile size is missing")
+            }
+        } else {
+            chunkHeight = Swift.max(1, Swift.min(height, Int(u32(TIFFTAG_ROWSPERSTRIP) ?? UInt32(height))))
+        }
+
+        let compressionNames: [Int32: String] = [
+            COMPRESSION_NONE: "none", COMPRESSION_LZW: "LZW", COMPRESSION_ADOBE_DEFLATE: "deflate",
+            COMPRESSION_DEFLATE: "deflate", COMPRESSION_JPEG: "JPEG", COMPRESSION_PACKBITS: "PackBits",
+            COMPRESSION_CCITTFAX4: "CCITT G4", COMPRESSION_CCITTFAX3: "CCITT G3", COMPRESSION_LZMA: "LZMA",
+            COMPRESSION_ZSTD: "Zstandard", COMPRESSION_WEBP: "WebP",
+        ]
+        var details = ["compression \(compressionNames[compression] ?? "\(compression)")"]
+        details.append(isTiled ? "tiles \(chunkWidth)x\(chunkHeight)" : "strips of \(chunkHeight) rows")
+        if firstExtra == EXTRASAMPLE_ASSOCALPHA { details.append("premultiplied alpha") }
+        if !direct { details.append("decoded through libtiff's RGBA interface (8-bit)") }
+
+        let geometry = Geometry(
+            width: width, height: height, samplesPerPixel: spp, sample: sample ?? .uint8,
+            bytesPerSample: Swift.max(1, bits / 8), isTiled: isTiled, chunkWidth: chunkWidth, chunkHeight: chunkHeight,
+            minIsWhite: photometric == PHOTOMETRIC_MINISWHITE, premultiplied: firstExtra == EXTRASAMPLE_ASSOCALPHA,
+            viaRGBA: !direct)
+        let info = ImageInfo(
+            format: .tiff, width: width, height: height, layout: layout, bitsPerSample: direct ? bits : 8,
+            isFloat: direct && format == SAMPLEFORMAT_IEEEFP, orientation: orientation, orientationApplied: false,
+            details: details)
+        return (geometry, info)
+    }
+
+    // MARK: Pixels
+
+    public func render(into buffer: inout PixelBuffer) throws {
+        if let rgbaImage {
+            try rgbaImage.render(into: &buffer)
+            return
+        }
+        let g = geometry
+        let region = buffer.region
+        let cells = region.gridCells(width: g.chunkWidth, height: g.chunkHeight)
+        let chunkRowBytes = g.chunkWidth * g.samplesPerPixel * g.bytesPerSample
+        let fileChannels = info.layout.fileChannels
+        let scale: Float
+        switch g.sample {
+        case .uint8: scale = 1 / 255
+        case .uint16: scale = 1 / 65535
+        case .float32, .float64: scale = 1
+        }
+        let path = self.path
+        try handle.withLock { handle in
+            guard let tiff = handle?.tiff else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            let tif = tiff.pointee.tif
+            let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
+            var raw = [UInt8](repeating: 0, count: Swift.max(chunkBytes, chunkRowBytes * g.chunkHeight))
+            for cell in cells {
+                let chunkX = cell.x / g.chunkWidth * g.chunkWidth
+                let chunkY = cell.y / g.chunkHeight * g.chunkHeight
+                let status = raw.withUnsafeMutableBytes { bytes in
+                    g.isTiled
+                        ? TIFFReadEncodedTile(
+                            tif, TIFFComputeTile(tif, UInt32(chunkX), UInt32(chunkY), 0, 0), bytes.baseAddress, -1)
+                        : TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, UInt32(chunkY), 0), bytes.baseAddress, -1)
+                }
+                if status < 0 {
+                    throw ImageError(path: path, message: "TIFF: \(String(cString: &tiff.pointee.message.0))")
+                }
+                chunks.add(1, ordering: .relaxed)
+                let rowLength = buffer.rowLength
+                let channels = buffer.channels
+                let firstIndex = buffer.index(x: cell.x, y: cell.y)
+                raw.withUnsafeBytes { bytes in
+                    buffer.samples.withUnsafeMutableBufferPointer { samples in
+                        guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
+                        for row in 0..<cell.height {
+                            let offset = (cell.y + row - chunkY) * chunkRowBytes
+                                + (cell.x - chunkX) * g.samplesPerPixel * g.bytesPerSample
+                            let from = base + offset
+                            let to = target + firstIndex + row * rowLength
+                            switch g.sample {
+                            case .uint8:
+                                Samples.decode(
+                                    from.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
+                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                            case .uint16:
+                                Samples.decode(
+                                    from.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
+                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                            case .float32:
+                                Samples.decode(
+                                    from.assumingMemoryBound(to: Float.self), fileChannels: fileChannels,
+                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                            case .float64:
+                                let doubles = from.assumingMemoryBound(to: Double.self)
+                                var narrowed = [Float](repeating: 0, count: cell.width * g.samplesPerPixel)
+                                for i in narrowed.indices { narrowed[i] = Float(doubles[i]) }
+                                narrowed.withUnsafeBufferPointer { values in
+                                    if let values = values.baseAddress {
+                                        Samples.decode(
+                                            values, fileChannels: fileChannels, stride: g.samplesPerPixel,
+                                            count: cell.width, scale: 1, into: to)
+                                    }
+                                }
+                            }
+                            Self.finishRow(to, count: cell.width, channels: channels, geometry: g)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Inverts min-is-white gray and divides premultiplied alpha out of a decoded row.
+    private static func finishRow(_ row: UnsafeMutablePointer<Float>, count: Int, channels: Int, geometry g: Geometry) {
+        if g.minIsWhite {
+            for i in 0..<count {
+                for c in 0..<Swift.min(3, channels) { row[i * channels + c] = 1 - row[i * channels + c] }
+            }
+        }
+        if g.premultiplied && channels == 4 {
+            let clamps = g.sample == .uint8 || g.sample == .uint16
+            for i in 0..<count {
+                let p = row + 4 * i
+                let alpha = p[3]
+                if alpha > 0 {
+                    for c in 0..<3 {
+                        let value = p[c] / alpha
+                        p[c] = clamps ? Swift.min(value, 1) : value
+                    }
+                } else {
+                    p[0] = 0
+                    p[1] = 0
+                    p[2] = 0
+                }
+            }
+        }
+    }
+
+    /// The whole image through libtiff's RGBA interface, for the kinds read no other way.
+    private func decodeRGBA() throws -> PixelBuffer {
+        let width = geometry.width
+        let height = geometry.height
+        let layout = info.layout
+        let path = self.path
+        return try handle.withLock { handle in
+            guard let tiff = handle?.tiff else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            var raster = [UInt32](repeating: 0, count: width * height)
+            let status = raster.withUnsafeMutableBufferPointer { pixels in
+                TIFFReadRGBAImageOriented(
+                    tiff.pointee.tif, UInt32(width), UInt32(height), pixels.baseAddress, Int32(ORIENTATION_TOPLEFT), 1)
+            }
+            if status == 0 {
+                throw ImageError(path: path, message: "TIFF: \(String(cString: &tiff.pointee.message.0))")
+            }
+            chunks.add(1, ordering: .relaxed)
+            var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: layout.channels)
+            let scale: Float = 1 / 255
+            for (i, abgr) in raster.enumerated() {
+                let r = Float(abgr & 0xFF) * scale
+                if layout.channels == 1 {
+                    buffer.samples[i] = r
+                } else {
+                    buffer.samples[4 * i] = r
+                    buffer.samples[4 * i + 1] = Float(abgr >> 8 & 0xFF) * scale
+                    buffer.samples[4 * i + 2] = Float(abgr >> 16 & 0xFF) * scale
+                    buffer.samples[4 * i + 3] = layout.hasAlpha ? Float(abgr >> 24) * scale : 1
+                }
+            }
+            return buffer
+        }
+    }
+}
+
+/// Lets the RGBA fallback reach its reader without a reference cycle.
+private final class WeakReader: @unchecked Sendable {
+    weak var reader: TIFFReader?
+}
+
+/// TIFF writing: strips or tiles, 8 or 16 bit or float, with or without compression.
+enum TIFFWriter {
+    static func write(_ image: Image, to path: String, depth: SampleDepth, options: EncodeOptions) throws {
+        let fileChannels = image.layout.fileChannels
+        let bytesPerSample = depth.bits / 8
+        let uncompressed = image.width * image.height * fileChannels * bytesPerSample
+        var error = ShimError()
+        // Classic TIFF offsets are 32-bit: go BigTIFF well before the data could pass 4 GiB.
+        let mode = uncompressed > 3 << 30 ? "w8" : "w"
+        guard let tiff = tsr_tiff_open(path, mode, &error.buffer, ShimError.capacity) else {
+            throw ImageError(message: "cannot write TIFF: \(error.message)")
+        }
+        var closed = false
+        defer { if !closed { tsr_tiff_close(tiff) } }
+        let tif = tiff.pointee.tif
+        func fail() -> ImageError {
+            ImageError(message: "cannot write TIFF: \(String(cString: &tiff.pointee.message.0))")
+        }
+        func set16(_ tag: Int32, _ value: Int32) throws {
+            if tsr_tiff_set_u16(tiff, UInt32(tag), UInt16(value)) == 0 { throw fail() }
+        }
+        func set32(_ tag: Int32, _ value: Int) throws {
+            if tsr_tiff_set_u32(tiff, UInt32(tag), UInt32(value)) == 0 { throw fail() }
+        }
+
+        try set32(TIFFTAG_IMAGEWIDTH, image.width)
+        try set32(TIFFTAG_IMAGELENGTH, image.height)
+        try set16(TIFFTAG_BITSPERSAMPLE, Int32(depth.bits))
+        try set16(TIFFTAG_SAMPLESPERPIXEL, Int32(fileChannels))
+        try set16(TIFFTAG_SAMPLEFORMAT, depth == .float32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT)
+        try set16(TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
+        try set16(TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT)
+        if image.layout.hasAlpha {
+            var unassociated = UInt16(EXTRASAMPLE_UNASSALPHA)
+            if tsr_tiff_set_extrasamples(tiff, 1, &unassociated) == 0 { throw fail() }
+        }
+        let compression: Int32
+        switch options.tiffCompression {
+        case .none: compression = COMPRESSION_NONE
+        case .lzw: compression = COMPRESSION_LZW
+        case .deflate: compression = COMPRESSION_ADOBE_DEFLATE
+        case .packbits: compression = COMPRESSION_PACKBITS
+        case .jpeg: compression = COMPRESSION_JPEG
+        }
+        try set16(TIFFTAG_COMPRESSION, compression)
+        let ycbcr = compression == COMPRESSION_JPEG && image.layout == .rgb
+        try set16(TIFFTAG_PHOTOMETRIC, image.layout.isGray ? PHOTOMETRIC_MINISBLACK : (ycbcr ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB))
+        switch options.tiffCompression {
+        case .lzw, .deflate:
+            try set16(TIFFTAG_PREDICTOR, depth == .float32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)
+        case .jpeg:
+            try set16(TIFFTAG_JPEGQUALITY, Int32(options.quality))
+            if ycbcr { try set16(TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB) }
+        default:
+            break
+        }
+
+        let chunkWidth: Int
+        let chunkHeight: Int
+        if let tile = options.tileSize {
+            chunkWidth = tile
+            chunkHeight = tile
+            try set32(TIFFTAG_TILEWIDTH, tile)
+            try set32(TIFFTAG_TILELENGTH, tile)
+        } else {
+            // Strips of about 256 KiB: few enough calls, small enough to stream.
+            let rowBytes = image.width * fileChannels * bytesPerSample
+            chunkWidth = image.width
+            var rows = Swift.max(1, Swift.min(image.height, (256 << 10) / Swift.max(1, rowBytes)))
+            if compression == COMPRESSION_JPEG { rows = Swift.max(16, rows / 16 * 16) }
+            chunkHeight = Swift.min(rows, image.height)
+            try set32(TIFFTAG_ROWSPERSTRIP, chunkHeight)
+        }
+
+        let chunkRowBytes = chunkWidth * fileChannels * bytesPerSample
+        var raw = [UInt8](repeating: 0, count: chunkRowBytes * chunkHeight)
+        let maxValue: Float = depth == .uint16 ? 65535 : 255
+        for band in image.extent.tiles(width: image.width, height: chunkHeight) {
+            let pixels = try image.pixels(in: band)
+            for cell in band.tiles(width: chunkWidth, height: chunkHeight) {
+                raw.withUnsafeMutableBytes { bytes in
+                    pixels.samples.withUnsafeBufferPointer { samples in
+                        guard let base = bytes.baseAddress, let source = samples.baseAddress else { return }
+                        if cell.width < chunkWidth || cell.height < chunkHeight {
+                            bytes.initializeMemory(as: UInt8.self, repeating: 0)
+                        }
+                        for row in 0..<cell.height {
+                            let from = source + pixels.index(x: cell.x, y: cell.y + row)
+                            let to = base + row * chunkRowBytes
+                            switch depth {
+                            case .uint8:
+                                Samples.encode(
+                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
+                                    maxValue: maxValue, into: to.assumingMemoryBound(to: UInt8.self))
+                            case .uint16:
+                                Samples.encode(
+                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
+                                    maxValue: maxValue, into: to.assumingMemoryBound(to: UInt16.self))
+                            case .float32:
+                                Samples.encode(
+                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
+                                    maxValue: maxValue, into: to.assumingMemoryBound(to: Float.self))
+                            }
+                        }
+                    }
+                }
+                let size = options.tileSize != nil ? raw.count : chunkRowBytes * cell.height
+                let written = raw.withUnsafeMutableBytes { bytes in
+                    options.tileSize != nil
+                        ? TIFFWriteEncodedTile(
+                            tif, TIFFComputeTile(tif, UInt32(cell.x), UInt32(cell.y), 0, 0), bytes.baseAddress,
+                            tmsize_t(size))
+                        : TIFFWriteEncodedStrip(
+                            tif, TIFFComputeStrip(tif, UInt32(cell.y), 0), bytes.baseAddress, tmsize_t(size))
+                }
+                if written < 0 { throw fail() }
+            }
+        }
+        if TIFFFlush(tif) == 0 { throw fail() }
+        closed = true
+        tsr_tiff_close(tiff)
+    }
+}
