@@ -42,8 +42,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(
-            name: "TesseraIOTests", dependencies: ["TesseraIO"],
-            resources: [.copy("Fixtures")]),
+            name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
     ],
     swiftLanguageModes: [.v6]
