@@ -60,8 +60,9 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 peak_mb() { awk '$2 > m { m = $2 } END { printf "%.0f", m / 1024 }' "$1"; }
 
-echo "tessera $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $("$TESSERA" --version)," \
-    "$(vips --version), $RUNS runs, $(nproc) cores"
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+git -C "$ROOT" --no-optional-locks diff --quiet HEAD -- Sources Package.swift 2>/dev/null || commit+="+uncommitted"
+echo "tessera $("$TESSERA" --version) ($TESSERA; tree $commit), $(vips --version), $RUNS runs, $(nproc) cores"
 printf '%-14s %14s %17s %7s %12s %15s\n' job "vips median s" "tessera median s" ratio "vips peak MB" "tessera peak MB"
 for job in "${JOBS[@]}"; do
     IFS='|' read -r name input vout tout topts <<<"$job"

@@ -50,6 +50,14 @@ struct tsr_png_reader {
     tsr_png_errors errors;
 };
 
+// libpng's own reader says only "Read Error" when the file ends early.
+static void tsr_png_read_data(png_structp png, png_bytep data, size_t length) {
+    FILE *file = (FILE *)png_get_io_ptr(png);
+    if (fread(data, 1, length, file) != length) {
+        png_error(png, ferror(file) ? "read error" : "the file ends early (truncated)");
+    }
+}
+
 void tsr_png_close(tsr_png_reader *r) {
     if (r == NULL) return;
     if (r->png != NULL) png_destroy_read_struct(&r->png, r->info != NULL ? &r->info : NULL, NULL);
@@ -88,7 +96,7 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
         tsr_png_close(r);
         return NULL;
     }
-    png_init_io(r->png, file);
+    png_set_read_fn(r->png, file, tsr_png_read_data);
     png_set_sig_bytes(r->png, 8);
     // The caller enforces its own pixel limit; libpng's default of 1,000,000 rows or columns is lower.
     png_set_user_limits(r->png, 0x7fffffff, 0x7fffffff);
@@ -582,6 +590,8 @@ tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t er
     }
     return t;
 }
+
+const char *tsr_tiff_last_error(const tsr_tiff *t) { return t->message; }
 
 void tsr_tiff_close(tsr_tiff *t) {
     if (t == NULL) return;

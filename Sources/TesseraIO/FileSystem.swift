@@ -17,7 +17,8 @@ enum FileSystem {
     /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.
     static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
+        let named = (path as NSString).deletingLastPathComponent
+        let folder = named.isEmpty ? "." : named
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
@@ -28,8 +29,9 @@ enum FileSystem {
         do {
             try write(temporary)
         } catch var error as ImageError {
+            // Errors from reading the input already name their file; the writer's name the output.
             unlink(temporary)
-            error.path = path
+            error.path = error.path ?? path
             throw error
         } catch {
             unlink(temporary)

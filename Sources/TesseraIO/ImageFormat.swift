@@ -27,7 +27,10 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     ///
     /// - Throws: ``ImageError`` naming the file when it cannot be read, is empty or is no known image.
     public static func detect(path: String) throws -> ImageFormat {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            let handle = FileHandle(forReadingAtPath: path)
+        else {
             throw ImageError(path: path, message: FileSystem.describeOpenFailure(path))
         }
         defer { try? handle.close() }

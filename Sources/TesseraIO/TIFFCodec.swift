@@ -46,7 +46,7 @@ public final class TIFFReader: PixelSource, Sendable {
     public init(path: String, options: DecodeOptions = DecodeOptions()) throws {
         var error = ShimError()
         guard let tiff = tsr_tiff_open(path, "r", &error.buffer, ShimError.capacity) else {
-            throw ImageError(path: path, message: "TIFF: \(error.message)")
+            throw ImageError(path: path, message: "TIFF: " + Self.withoutFileName(error.message, path: path))
         }
         do {
             let (geometry, info) = try Self.readHeader(tiff, path: path)
@@ -89,6 +89,17 @@ public final class TIFFReader: PixelSource, Sendable {
 
     public var preferredTileSize: (width: Int, height: Int)? {
         geometry.viaRGBA ? nil : (geometry.chunkWidth, geometry.chunkHeight)
+    }
+
+    /// The last libtiff error for `tiff` as a message.
+    static func lastError(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) -> String {
+        let text = String(cString: tsr_tiff_last_error(tiff))
+        return "TIFF: " + withoutFileName(text.isEmpty ? "unknown error" : text, path: path)
+    }
+
+    /// libtiff names the file in some messages; ours already do.
+    static func withoutFileName(_ message: String, path: String) -> String {
+        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
     }
 
     // MARK: Header
@@ -230,7 +241,7 @@ public final class TIFFReader: PixelSource, Sendable {
                         : TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, UInt32(chunkY), 0), bytes.baseAddress, -1)
                 }
                 if status < 0 {
-                    throw ImageError(path: path, message: "TIFF: \(String(cString: &tiff.pointee.message.0))")
+                    throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
                 }
                 chunks.add(1, ordering: .relaxed)
                 let rowLength = buffer.rowLength
@@ -317,7 +328,7 @@ public final class TIFFReader: PixelSource, Sendable {
                     tiff.pointee.tif, UInt32(width), UInt32(height), pixels.baseAddress, Int32(ORIENTATION_TOPLEFT), 1)
             }
             if status == 0 {
-                throw ImageError(path: path, message: "TIFF: \(String(cString: &tiff.pointee.message.0))")
+                throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
             }
             chunks.add(1, ordering: .relaxed)
             var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: layout.channels)
@@ -359,7 +370,7 @@ enum TIFFWriter {
         defer { if !closed { tsr_tiff_close(tiff) } }
         let tif = tiff.pointee.tif
         func fail() -> ImageError {
-            ImageError(message: "cannot write TIFF: \(String(cString: &tiff.pointee.message.0))")
+            ImageError(message: "cannot write " + TIFFReader.lastError(tiff, path: path))
         }
         func set16(_ tag: Int32, _ value: Int32) throws {
             if tsr_tiff_set_u16(tiff, UInt32(tag), UInt16(value)) == 0 { throw fail() }

@@ -98,6 +98,8 @@ typedef struct {
 /// `mode` as for TIFFOpen ("r", "w", "w8" for BigTIFF). Returns NULL with a message on failure.
 tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t errlen);
 void tsr_tiff_close(tsr_tiff *t);
+/// The last error libtiff reported for this file, or "" (the message is copied out of the tuple Swift sees).
+const char *tsr_tiff_last_error(const tsr_tiff *t);
 
 // TIFFGetField and TIFFSetField are variadic; these are typed. Getters return 1 when the tag is present
 // (or has a default), 0 otherwise.

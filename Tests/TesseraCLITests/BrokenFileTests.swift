@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// One broken input or impossible output, and the one line `tessera convert` must print for it.
+struct BrokenCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    /// The input's file name and bytes (nil: the input does not exist).
+    var input: (name: String, bytes: [UInt8]?)
+    var output: String = "out.tif"
+    var message: String
+
+    var testDescription: String { name }
+
+    static func fixture(_ path: String) -> [UInt8] {
+        (try? [UInt8](Data(contentsOf: CLI.fixtures.appendingPathComponent(path)))) ?? []
+    }
+
+    static let png = fixture("png/rgb-8bit.png")
+    static let jpeg = fixture("jpeg/color-baseline.jpg")
+    static let tiff = fixture("tiff/rgb-8bit-strips-lzw-pred.tif")
+
+    static func truncated(_ bytes: [UInt8], at count: Int) -> [UInt8] { Array(bytes.prefix(count)) }
+
+    static func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {
+        var copy = bytes
+        copy[index] ^= 0xFF
+        return copy
+    }
+
+    /// Deterministic noise (a 64-bit LCG), so the case is the same on every run.
+    static let noise: [UInt8] = {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        return (0..<4096).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+    }()
+
+    /// Where the first IDAT chunk's type starts.
+    static var idat: Int { (0..<png.count - 4).first { png[$0..<$0 + 4] == [0x49, 0x44, 0x41, 0x54] } ?? 0 }
+    static var idatData: Int { idat + 10 }
+    /// The first byte of the first IDAT chunk's CRC: after the type (4) and the data (its length, big-endian).
+    static var idatCRC: Int { idat + 4 + png[(idat - 4)..<idat].reduce(0) { $0 << 8 | Int($1) } }
+
+    static let all: [BrokenCase] = [
+        // PNG truncated in the signature, the header, the image data and the last chunk.
+        BrokenCase(name: "PNG cut in the signature", input: ("a.png", truncated(png, at: 5)),
+                   message: "a.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+        BrokenCase(name: "PNG cut in IHDR", input: ("a.png", truncated(png, at: 20)), message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(name: "PNG cut in IDAT", input: ("a.png", truncated(png, at: png.count / 2)), message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(name: "PNG without IEND", input: ("a.png", truncated(png, at: png.count - 12)), message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(name: "PNG cut in the last CRC", input: ("a.png", truncated(png, at: png.count - 1)), message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(name: "PNG with a bad IHDR CRC", input: ("a.png", flipped(png, at: 30)), message: "a.png: PNG: IHDR: CRC error"),
+        BrokenCase(name: "PNG with damaged image data", input: ("a.png", flipped(png, at: idatData)),
+                   message: "a.png: PNG: IDAT: invalid code lengths set"),
+        BrokenCase(name: "PNG with a bad IDAT CRC", input: ("a.png", flipped(png, at: idatCRC)),
+                   message: "a.png: PNG: IDAT: CRC error"),
+        // JPEG truncated in the header, the scan and just before the end marker.
+        BrokenCase(name: "JPEG cut in the header", input: ("a.jpg", truncated(jpeg, at: 100)), message: "a.jpg: JPEG: JPEG datastream contains no image"),
+        BrokenCase(name: "JPEG cut before the scan", input: ("a.jpg", truncated(jpeg, at: 600)), message: "a.jpg: JPEG: Invalid JPEG file structure: missing SOS marker"),
+        BrokenCase(name: "JPEG cut in the scan", input: ("a.jpg", truncated(jpeg, at: jpeg.count / 2)), message: "a.jpg: JPEG: Premature end of JPEG file"),
+        BrokenCase(name: "JPEG without its end marker", input: ("a.jpg", truncated(jpeg, at: jpeg.count - 2)), message: "a.jpg: JPEG: Premature end of JPEG file"),
+        // TIFF truncated in the header, in the directory and in the strips.
+        BrokenCase(name: "TIFF cut in the header", input: ("a.tif", truncated(tiff, at: 6)), message: "a.tif: TIFF: Cannot read TIFF header"),
+        BrokenCase(name: "TIFF cut in the strips", input: ("a.tif", truncated(tiff, at: 1000)), output: "out.png",
+                   message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 1; got 177 bytes, expected 540"),
+        BrokenCase(name: "TIFF cut in the last strip", input: ("a.tif", truncated(tiff, at: tiff.count - 300)), output: "out.png",
+                   message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 4; got 30 bytes, expected 330"),
+        BrokenCase(name: "TIFF whose directory offset points past the end", input: ("a.tif", Array(tiff.prefix(4)) + [0xFF, 0xFF, 0, 0] + tiff.dropFirst(8)),
+                   output: "out.png", message: "a.tif: TIFF: TIFFReadDirectory: Failed to read directory at offset 65535"),
+        // Not images at all.
+        BrokenCase(name: "random bytes", input: ("noise.png", noise), message: "noise.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+        BrokenCase(name: "zero-length file", input: ("empty.png", []), message: "empty.png: the file is empty"),
+        BrokenCase(name: "missing file", input: ("missing.png", nil), message: "missing.png: no such file"),
+        // The content decides the format: a damaged PNG named .jpg fails as a PNG.
+        BrokenCase(name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
+                   message: "photo.jpg: PNG: the file ends early (truncated)"),
+        // Outputs that cannot be written.
+        BrokenCase(name: "output in a missing folder", input: ("a.png", png), output: "no/such/folder/out.png",
+                   message: "no/such/folder/out.png: cannot write: the folder no/such/folder does not exist"),
+        BrokenCase(name: "output name is a folder", input: ("a.png", png), output: "folder.png",
+                   message: "folder.png: cannot write: Is a directory"),
+        BrokenCase(name: "output with an unknown extension", input: ("a.png", png), output: "out.bmp",
+                   message: "out.bmp: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg"),
+        BrokenCase(name: "16-bit output to JPEG", input: ("a.png", png), output: "out.jpg",
+                   message: "out.jpg: JPEG holds 8-bit samples only"),
+    ]
+}
+
+@Suite struct BrokenFileTests {
+    @Test(arguments: BrokenCase.all)
+    func brokenInputsFailCleanly(_ broken: BrokenCase) throws {
+        try withTemporaryFolder { folder in
+            if let bytes = broken.input.bytes {
+                try Data(bytes).write(to: folder.appendingPathComponent(broken.input.name))
+            }
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
+            let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            var arguments = ["convert", broken.input.name, broken.output]
+            if broken.output.hasSuffix(".jpg") { arguments += ["--depth", "16"] }
+            let result = try CLI.run(arguments, in: folder)
+            #expect(!result.signaled, "no crash: \(result.stderr)")
+            #expect(result.status == 1)
+            #expect(result.stderr == "Error: \(broken.message)\n")
+            #expect(result.stdout.isEmpty)
+            // No output and no temporary file left behind.
+            let after = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            #expect(after == before, "files left: \(after.subtracting(before))")
+        }
+    }
+
+    @Test func aWholePNGRenamedJPGIsReadAsPNG() throws {
+        try withTemporaryFolder { folder in
+            try Data(BrokenCase.png).write(to: folder.appendingPathComponent("photo.jpg"))
+            let info = try CLI.run(["info", "photo.jpg"], in: folder)
+            #expect(info.status == 0)
+            #expect(info.stdout.hasPrefix("format:      PNG\n"))
+            let converted = try CLI.run(["convert", "photo.jpg", "copy.png"], in: folder)
+            #expect(converted.status == 0 && converted.stderr.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("copy.png").path))
+        }
+    }
+
+    @Test func aFailedConvertLeavesAnExistingOutputUntouched() throws {
+        try withTemporaryFolder { folder in
+            let previous = Data("previous contents".utf8)
+            try previous.write(to: folder.appendingPathComponent("out.png"))
+            try Data(BrokenCase.truncated(BrokenCase.png, at: 3000)).write(to: folder.appendingPathComponent("a.png"))
+            let result = try CLI.run(["convert", "a.png", "out.png"], in: folder)
+            #expect(result.status == 1)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("out.png")) == previous)
+        }
+    }
+}
