@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "tessera", targets: ["TesseraCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // MARK: System libraries (headers and link flags from pkg-config)

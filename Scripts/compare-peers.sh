@@ -18,7 +18,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-5}
 WORK=${WORK:-/tmp/tessera-peers}
 if [[ -z ${TESSERA:-} ]]; then
-    (cd "$ROOT" && swift build -c release --scratch-path .build-bench >&2)
+    BUILT_FROM=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")
+    git -C "$ROOT" --no-optional-locks diff --quiet HEAD -- Sources Package.swift || BUILT_FROM+=" + uncommitted changes"
+    (cd "$ROOT" && swift build -c release --scratch-path .build-bench --product tessera >&2)
     TESSERA=$ROOT/.build-bench/release/tessera
 fi
 command -v vips >/dev/null || { echo "vips not found (apt-get install libvips-tools)" >&2; exit 1; }
@@ -60,9 +62,8 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 peak_mb() { awk '$2 > m { m = $2 } END { printf "%.0f", m / 1024 }' "$1"; }
 
-commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
-git -C "$ROOT" --no-optional-locks diff --quiet HEAD -- Sources Package.swift 2>/dev/null || commit+="+uncommitted"
-echo "tessera $("$TESSERA" --version) ($TESSERA; tree $commit), $(vips --version), $RUNS runs, $(nproc) cores"
+echo "tessera $("$TESSERA" --version) ($TESSERA${BUILT_FROM:+, built from $BUILT_FROM}), $(vips --version)," \
+    "$RUNS runs, $(nproc) cores"
 printf '%-14s %14s %17s %7s %12s %15s\n' job "vips median s" "tessera median s" ratio "vips peak MB" "tessera peak MB"
 for job in "${JOBS[@]}"; do
     IFS='|' read -r name input vout tout topts <<<"$job"

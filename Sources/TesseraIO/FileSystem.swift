@@ -24,7 +24,9 @@ enum FileSystem {
             throw ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
         }
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp")
+            .appendingPathComponent(
+                ".\(url.lastPathComponent).tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+            )
             .path
         do {
             try write(temporary)

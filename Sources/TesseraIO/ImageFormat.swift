@@ -55,7 +55,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
         case "jpg", "jpeg", "jpe": return .jpeg
         default:
             throw ImageError(
-                path: path, message: "cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg")
+                path: path, message: "cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg"
+            )
         }
     }
 }

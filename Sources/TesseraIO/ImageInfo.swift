@@ -45,7 +45,8 @@ public struct DecodeOptions: Sendable {
         if overflow || pixels > maxPixels {
             throw ImageError(
                 path: path,
-                message: "\(width)x\(height) is more than the limit of \(maxPixels) pixels (raise it with --max-pixels)")
+                message: "\(width)x\(height) is more than the limit of \(maxPixels) pixels (raise it with --max-pixels)"
+            )
         }
     }
 }

@@ -37,7 +37,9 @@ enum PNGCodec {
         let info = describe(header)
         try options.checkSize(width: info.width, height: info.height, path: path)
         let source = DecodeOnceSource { try decode(path: path) }
-        return (info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source))
+        return (
+            info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source)
+        )
     }
 
     private static func decode(path: String) throws -> PixelBuffer {
@@ -62,7 +64,8 @@ enum PNGCodec {
             let status = raw.withUnsafeMutableBufferPointer { bytes in
                 info.interlaced != 0
                     ? tsr_png_read_image(reader, bytes.baseAddress, rowBytes, &error.buffer, ShimError.capacity)
-                    : tsr_png_read_rows(reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
+                    : tsr_png_read_rows(
+                        reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
             }
             if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
             raw.withUnsafeBytes { bytes in

@@ -104,7 +104,8 @@ public final class TIFFReader: PixelSource, Sendable {
 
     // MARK: Header
 
-    private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo) {
+    private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo)
+    {
         func u16(_ tag: Int32) -> UInt16? {
             var value: UInt16 = 0
             return tsr_tiff_get_u16(tiff, UInt32(tag), &value) != 0 ? value : nil
@@ -152,7 +153,8 @@ public final class TIFFReader: PixelSource, Sendable {
         default: colorChannels = 0
         }
         let hasAlpha = colorChannels > 0 && spp > colorChannels
-        let direct = sample != nil && colorChannels > 0 && spp >= colorChannels
+        let direct =
+            sample != nil && colorChannels > 0 && spp >= colorChannels
             && (planar == PLANARCONFIG_CONTIG || spp == 1)
 
         var layout: PixelLayout
@@ -251,7 +253,8 @@ public final class TIFFReader: PixelSource, Sendable {
                     buffer.samples.withUnsafeMutableBufferPointer { samples in
                         guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
                         for row in 0..<cell.height {
-                            let offset = (cell.y + row - chunkY) * chunkRowBytes
+                            let offset =
+                                (cell.y + row - chunkY) * chunkRowBytes
                                 + (cell.x - chunkX) * g.samplesPerPixel * g.bytesPerSample
                             let from = base + offset
                             let to = target + firstIndex + row * rowLength
@@ -400,7 +403,9 @@ enum TIFFWriter {
         }
         try set16(TIFFTAG_COMPRESSION, compression)
         let ycbcr = compression == COMPRESSION_JPEG && image.layout == .rgb
-        try set16(TIFFTAG_PHOTOMETRIC, image.layout.isGray ? PHOTOMETRIC_MINISBLACK : (ycbcr ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB))
+        try set16(
+            TIFFTAG_PHOTOMETRIC,
+            image.layout.isGray ? PHOTOMETRIC_MINISBLACK : (ycbcr ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB))
         switch options.tiffCompression {
         case .lzw, .deflate:
             try set16(TIFFTAG_PREDICTOR, depth == .float32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)

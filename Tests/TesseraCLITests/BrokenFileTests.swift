@@ -44,46 +44,81 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
 
     static let all: [BrokenCase] = [
         // PNG truncated in the signature, the header, the image data and the last chunk.
-        BrokenCase(name: "PNG cut in the signature", input: ("a.png", truncated(png, at: 5)),
-                   message: "a.png: not a PNG, TIFF or JPEG file (unknown signature)"),
-        BrokenCase(name: "PNG cut in IHDR", input: ("a.png", truncated(png, at: 20)), message: "a.png: PNG: the file ends early (truncated)"),
-        BrokenCase(name: "PNG cut in IDAT", input: ("a.png", truncated(png, at: png.count / 2)), message: "a.png: PNG: the file ends early (truncated)"),
-        BrokenCase(name: "PNG without IEND", input: ("a.png", truncated(png, at: png.count - 12)), message: "a.png: PNG: the file ends early (truncated)"),
-        BrokenCase(name: "PNG cut in the last CRC", input: ("a.png", truncated(png, at: png.count - 1)), message: "a.png: PNG: the file ends early (truncated)"),
-        BrokenCase(name: "PNG with a bad IHDR CRC", input: ("a.png", flipped(png, at: 30)), message: "a.png: PNG: IHDR: CRC error"),
-        BrokenCase(name: "PNG with damaged image data", input: ("a.png", flipped(png, at: idatData)),
-                   message: "a.png: PNG: IDAT: invalid code lengths set"),
-        BrokenCase(name: "PNG with a bad IDAT CRC", input: ("a.png", flipped(png, at: idatCRC)),
-                   message: "a.png: PNG: IDAT: CRC error"),
+        BrokenCase(
+            name: "PNG cut in the signature", input: ("a.png", truncated(png, at: 5)),
+            message: "a.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+        BrokenCase(
+            name: "PNG cut in IHDR", input: ("a.png", truncated(png, at: 20)),
+            message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(
+            name: "PNG cut in IDAT", input: ("a.png", truncated(png, at: png.count / 2)),
+            message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(
+            name: "PNG without IEND", input: ("a.png", truncated(png, at: png.count - 12)),
+            message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(
+            name: "PNG cut in the last CRC", input: ("a.png", truncated(png, at: png.count - 1)),
+            message: "a.png: PNG: the file ends early (truncated)"),
+        BrokenCase(
+            name: "PNG with a bad IHDR CRC", input: ("a.png", flipped(png, at: 30)),
+            message: "a.png: PNG: IHDR: CRC error"),
+        BrokenCase(
+            name: "PNG with damaged image data", input: ("a.png", flipped(png, at: idatData)),
+            message: "a.png: PNG: IDAT: invalid code lengths set"),
+        BrokenCase(
+            name: "PNG with a bad IDAT CRC", input: ("a.png", flipped(png, at: idatCRC)),
+            message: "a.png: PNG: IDAT: CRC error"),
         // JPEG truncated in the header, the scan and just before the end marker.
-        BrokenCase(name: "JPEG cut in the header", input: ("a.jpg", truncated(jpeg, at: 100)), message: "a.jpg: JPEG: JPEG datastream contains no image"),
-        BrokenCase(name: "JPEG cut before the scan", input: ("a.jpg", truncated(jpeg, at: 600)), message: "a.jpg: JPEG: Invalid JPEG file structure: missing SOS marker"),
-        BrokenCase(name: "JPEG cut in the scan", input: ("a.jpg", truncated(jpeg, at: jpeg.count / 2)), message: "a.jpg: JPEG: Premature end of JPEG file"),
-        BrokenCase(name: "JPEG without its end marker", input: ("a.jpg", truncated(jpeg, at: jpeg.count - 2)), message: "a.jpg: JPEG: Premature end of JPEG file"),
+        BrokenCase(
+            name: "JPEG cut in the header", input: ("a.jpg", truncated(jpeg, at: 100)),
+            message: "a.jpg: JPEG: JPEG datastream contains no image"),
+        BrokenCase(
+            name: "JPEG cut before the scan", input: ("a.jpg", truncated(jpeg, at: 600)),
+            message: "a.jpg: JPEG: Invalid JPEG file structure: missing SOS marker"),
+        BrokenCase(
+            name: "JPEG cut in the scan", input: ("a.jpg", truncated(jpeg, at: jpeg.count / 2)),
+            message: "a.jpg: JPEG: Premature end of JPEG file"),
+        BrokenCase(
+            name: "JPEG without its end marker", input: ("a.jpg", truncated(jpeg, at: jpeg.count - 2)),
+            message: "a.jpg: JPEG: Premature end of JPEG file"),
         // TIFF truncated in the header, in the directory and in the strips.
-        BrokenCase(name: "TIFF cut in the header", input: ("a.tif", truncated(tiff, at: 6)), message: "a.tif: TIFF: Cannot read TIFF header"),
-        BrokenCase(name: "TIFF cut in the strips", input: ("a.tif", truncated(tiff, at: 1000)), output: "out.png",
-                   message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 1; got 177 bytes, expected 540"),
-        BrokenCase(name: "TIFF cut in the last strip", input: ("a.tif", truncated(tiff, at: tiff.count - 300)), output: "out.png",
-                   message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 4; got 30 bytes, expected 330"),
-        BrokenCase(name: "TIFF whose directory offset points past the end", input: ("a.tif", Array(tiff.prefix(4)) + [0xFF, 0xFF, 0, 0] + tiff.dropFirst(8)),
-                   output: "out.png", message: "a.tif: TIFF: TIFFReadDirectory: Failed to read directory at offset 65535"),
+        BrokenCase(
+            name: "TIFF cut in the header", input: ("a.tif", truncated(tiff, at: 6)),
+            message: "a.tif: TIFF: Cannot read TIFF header"),
+        BrokenCase(
+            name: "TIFF cut in the strips", input: ("a.tif", truncated(tiff, at: 1000)), output: "out.png",
+            message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 1; got 177 bytes, expected 540"),
+        BrokenCase(
+            name: "TIFF cut in the last strip", input: ("a.tif", truncated(tiff, at: tiff.count - 300)),
+            output: "out.png",
+            message: "a.tif: TIFF: TIFFFillStrip: Read error on strip 4; got 30 bytes, expected 330"),
+        BrokenCase(
+            name: "TIFF whose directory offset points past the end",
+            input: ("a.tif", Array(tiff.prefix(4)) + [0xFF, 0xFF, 0, 0] + tiff.dropFirst(8)),
+            output: "out.png", message: "a.tif: TIFF: TIFFReadDirectory: Failed to read directory at offset 65535"),
         // Not images at all.
-        BrokenCase(name: "random bytes", input: ("noise.png", noise), message: "noise.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+        BrokenCase(
+            name: "random bytes", input: ("noise.png", noise),
+            message: "noise.png: not a PNG, TIFF or JPEG file (unknown signature)"),
         BrokenCase(name: "zero-length file", input: ("empty.png", []), message: "empty.png: the file is empty"),
         BrokenCase(name: "missing file", input: ("missing.png", nil), message: "missing.png: no such file"),
         // The content decides the format: a damaged PNG named .jpg fails as a PNG.
-        BrokenCase(name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
-                   message: "photo.jpg: PNG: the file ends early (truncated)"),
+        BrokenCase(
+            name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
+            message: "photo.jpg: PNG: the file ends early (truncated)"),
         // Outputs that cannot be written.
-        BrokenCase(name: "output in a missing folder", input: ("a.png", png), output: "no/such/folder/out.png",
-                   message: "no/such/folder/out.png: cannot write: the folder no/such/folder does not exist"),
-        BrokenCase(name: "output name is a folder", input: ("a.png", png), output: "folder.png",
-                   message: "folder.png: cannot write: Is a directory"),
-        BrokenCase(name: "output with an unknown extension", input: ("a.png", png), output: "out.bmp",
-                   message: "out.bmp: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg"),
-        BrokenCase(name: "16-bit output to JPEG", input: ("a.png", png), output: "out.jpg",
-                   message: "out.jpg: JPEG holds 8-bit samples only"),
+        BrokenCase(
+            name: "output in a missing folder", input: ("a.png", png), output: "no/such/folder/out.png",
+            message: "no/such/folder/out.png: cannot write: the folder no/such/folder does not exist"),
+        BrokenCase(
+            name: "output name is a folder", input: ("a.png", png), output: "folder.png",
+            message: "folder.png: cannot write: Is a directory"),
+        BrokenCase(
+            name: "output with an unknown extension", input: ("a.png", png), output: "out.bmp",
+            message: "out.bmp: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg"),
+        BrokenCase(
+            name: "16-bit output to JPEG", input: ("a.png", png), output: "out.jpg",
+            message: "out.jpg: JPEG holds 8-bit samples only"),
     ]
 }
 
@@ -94,7 +129,8 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             if let bytes = broken.input.bytes {
                 try Data(bytes).write(to: folder.appendingPathComponent(broken.input.name))
             }
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
             let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
             var arguments = ["convert", broken.input.name, broken.output]
             if broken.output.hasSuffix(".jpg") { arguments += ["--depth", "16"] }

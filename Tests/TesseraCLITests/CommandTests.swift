@@ -19,27 +19,31 @@ import Testing
         let orient = CLI.fixtures.appendingPathComponent("jpeg/orient-6.jpg").path
         let result = try CLI.run(["info", orient])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            format:      JPEG
-            size:        24x40
-            channels:    3 (rgb)
-            bit depth:   8
-            orientation: 6 (stored turned 90 clockwise; applied)
-            details:     baseline
+        #expect(
+            result.stdout == """
+                format:      JPEG
+                size:        24x40
+                channels:    3 (rgb)
+                bit depth:   8
+                orientation: 6 (stored turned 90 clockwise; applied)
+                details:     baseline
 
-            """)
+                """)
         let kept = try CLI.run(["info", "--keep-orientation", "--json", orient])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(kept.stdout.utf8)) as? [String: Any])
         #expect(object["width"] as? Int == 40 && object["height"] as? Int == 24)
         #expect(object["orientation"] as? Int == 6 && object["orientationApplied"] as? Bool == false)
-        let tiled = try CLI.run(["info", CLI.fixtures.appendingPathComponent("tiff/gray-16bit-tiles-lzw-pred.tif").path])
+        let tiled = try CLI.run([
+            "info", CLI.fixtures.appendingPathComponent("tiff/gray-16bit-tiles-lzw-pred.tif").path,
+        ])
         #expect(tiled.stdout.contains("bit depth:   16\n") && tiled.stdout.contains("compression LZW, tiles 16x16"))
     }
 
     @Test func convertKeepsSixteenBitsAndWritesTheRequestedTIFF() throws {
         try withTemporaryFolder { folder in
             let input = CLI.fixtures.appendingPathComponent("png/rgba-16bit.png").path
-            let result = try CLI.run(["convert", input, "out.tif", "--tile", "32", "--compression", "deflate"], in: folder)
+            let result = try CLI.run(
+                ["convert", input, "out.tif", "--tile", "32", "--compression", "deflate"], in: folder)
             #expect(result.status == 0, "\(result.stderr)")
             let info = try CLI.run(["info", "out.tif"], in: folder)
             #expect(info.stdout.contains("bit depth:   16\n") && info.stdout.contains("channels:    4 (rgba)"))
@@ -52,15 +56,28 @@ import Testing
 
     @Test(arguments: [
         (["convert", "a.png", "b.png", "--depth", "12"], "Error: --depth must be 8, 16 or float, not '12'"),
-        (["convert", "a.png", "b.tif", "--compression", "zip"], "Error: b.tif: TIFF compression is one of none, lzw, deflate, packbits, jpeg, not 'zip'"),
-        (["convert", "a.png", "b.png", "--compression", "11"], "Error: b.png: PNG compression is a zlib level from 0 to 9, not '11'"),
+        (
+            ["convert", "a.png", "b.tif", "--compression", "zip"],
+            "Error: b.tif: TIFF compression is one of none, lzw, deflate, packbits, jpeg, not 'zip'"
+        ),
+        (
+            ["convert", "a.png", "b.png", "--compression", "11"],
+            "Error: b.png: PNG compression is a zlib level from 0 to 9, not '11'"
+        ),
         (["convert", "a.png", "b.jpg", "--quality", "0"], "Error: b.jpg: quality must be from 1 to 100, not 0"),
-        (["convert", "a.png", "b.tif", "--tile", "100"], "Error: b.tif: TIFF tile size must be a positive multiple of 16, not 100"),
-        (["convert", "a.png", "b.png", "--max-pixels", "10"], "Error: a.png: 61x47 is more than the limit of 10 pixels (raise it with --max-pixels)"),
+        (
+            ["convert", "a.png", "b.tif", "--tile", "100"],
+            "Error: b.tif: TIFF tile size must be a positive multiple of 16, not 100"
+        ),
+        (
+            ["convert", "a.png", "b.png", "--max-pixels", "10"],
+            "Error: a.png: 61x47 is more than the limit of 10 pixels (raise it with --max-pixels)"
+        ),
     ])
     func badOptionsAreExplained(arguments: [String], message: String) throws {
         try withTemporaryFolder { folder in
-            try FileManager.default.copyItem(at: CLI.fixtures.appendingPathComponent("png/rgb-8bit.png"), to: folder.appendingPathComponent("a.png"))
+            try FileManager.default.copyItem(
+                at: CLI.fixtures.appendingPathComponent("png/rgb-8bit.png"), to: folder.appendingPathComponent("a.png"))
             let result = try CLI.run(arguments, in: folder)
             #expect(result.status != 0 && !result.signaled)
             #expect(result.stderr.hasPrefix(message + "\n"), "\(result.stderr)")

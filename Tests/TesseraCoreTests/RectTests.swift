@@ -26,7 +26,9 @@ import TesseraCore
 
     @Test func intersectionAgreesWithPixelSets() {
         // Every pair of small rectangles in a 6x6 window: the intersection holds exactly the shared pixels.
-        let rects = (0..<5).flatMap { x in (0..<5).flatMap { y in [Rect(x: x, y: y, width: 2, height: 3), Rect(x: x, y: y, width: 1, height: 1)] } }
+        let rects = (0..<5).flatMap { x in
+            (0..<5).flatMap { y in [Rect(x: x, y: y, width: 2, height: 3), Rect(x: x, y: y, width: 1, height: 1)] }
+        }
         func pixels(_ r: Rect) -> Set<[Int]> {
             Set((r.minY..<max(r.minY, r.maxY)).flatMap { y in (r.minX..<max(r.minX, r.maxX)).map { [$0, y] } })
         }
@@ -79,10 +81,13 @@ import TesseraCore
     @Test func gridCellsFollowTheGridNotTheRegion() {
         // Grid of 4x4 anchored at the origin; the region starts mid-cell.
         let cells = Rect(x: 3, y: 6, width: 6, height: 3).gridCells(width: 4, height: 4)
-        #expect(cells == [
-            Rect(x: 3, y: 6, width: 1, height: 2), Rect(x: 4, y: 6, width: 4, height: 2), Rect(x: 8, y: 6, width: 1, height: 2),
-            Rect(x: 3, y: 8, width: 1, height: 1), Rect(x: 4, y: 8, width: 4, height: 1), Rect(x: 8, y: 8, width: 1, height: 1),
-        ])
+        #expect(
+            cells == [
+                Rect(x: 3, y: 6, width: 1, height: 2), Rect(x: 4, y: 6, width: 4, height: 2),
+                Rect(x: 8, y: 6, width: 1, height: 2),
+                Rect(x: 3, y: 8, width: 1, height: 1), Rect(x: 4, y: 8, width: 4, height: 1),
+                Rect(x: 8, y: 8, width: 1, height: 1),
+            ])
         #expect(Rect.empty.gridCells(width: 4, height: 4).isEmpty)
     }
 }

@@ -8,10 +8,12 @@ import TesseraCore
     func decodesLikeTheIndependentDecoder(_ fixture: Fixture) throws {
         let (info, image) = try ImageFile.load(path: fixture.path)
         #expect(info.format.rawValue == fixture.format)
-        #expect(ImageFormat.detect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))?.rawValue == fixture.format)
+        #expect(
+            ImageFormat.detect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)))?.rawValue == fixture.format)
         #expect(info.width == fixture.width && info.height == fixture.height)
         #expect(image.layout == fixture.pixelLayout, "layout")
-        let expectedDepth: SampleDepth = fixture.sampleType == "float" ? .float32 : (fixture.bitDepth > 8 ? .uint16 : .uint8)
+        let expectedDepth: SampleDepth =
+            fixture.sampleType == "float" ? .float32 : (fixture.bitDepth > 8 ? .uint16 : .uint8)
         #expect(image.depth == expectedDepth, "sample depth")
         try expectPixels(try image.pixels(), match: fixture)
     }

@@ -7,7 +7,9 @@ import TesseraIO
     static let losslessPNGs = Fixture.all.filter { $0.format == "png" }
 
     /// Writer settings cycled over the fixtures so every TIFF writer path gets exercised.
-    static let tiffSettings: [(TIFFCompression, Int?)] = [(.none, nil), (.lzw, 16), (.deflate, nil), (.packbits, 32), (.deflate, 16), (.lzw, nil)]
+    static let tiffSettings: [(TIFFCompression, Int?)] = [
+        (.none, nil), (.lzw, 16), (.deflate, nil), (.packbits, 32), (.deflate, 16), (.lzw, nil),
+    ]
 
     @Test(arguments: losslessPNGs.indices)
     func pngToTIFFAndBackIsPixelExact(index: Int) throws {
@@ -35,7 +37,10 @@ import TesseraIO
                 let scale = 255 / Double((1 << fixture.bitDepth) - 1)
                 let pixels = try back.pixels()
                 let expected = try fixture.expectedSamples()
-                #expect(pixels.samples.indices.allSatisfy { abs(Double(pixels.samples[$0]) * 255 - expected[$0] * scale) < 1e-3 })
+                #expect(
+                    pixels.samples.indices.allSatisfy {
+                        abs(Double(pixels.samples[$0]) * 255 - expected[$0] * scale) < 1e-3
+                    })
                 wide.bitDepth = fixture.bitDepth
             } else {
                 try expectPixels(try back.pixels(), match: wide)
@@ -72,7 +77,10 @@ import TesseraIO
             // 8-bit k widens to k * 257: the same value, so it narrows back to k.
             let narrow = try image.pixels().samples.map { ($0 * 255).rounded() }
             #expect(try wide.pixels().samples.map { ($0 * 255).rounded() } == narrow)
-            #expect(try wide.pixels().samples.allSatisfy { ($0 * 65535).rounded().truncatingRemainder(dividingBy: 257) == 0 })
+            #expect(
+                try wide.pixels().samples.allSatisfy {
+                    ($0 * 65535).rounded().truncatingRemainder(dividingBy: 257) == 0
+                })
         }
     }
 
@@ -103,7 +111,8 @@ import TesseraIO
     @Test func grayImagesStayGrayAndAlphaIsDroppedOnlyForJPEG() throws {
         try withTemporaryFolder { folder in
             for (name, layout, expectedJPEG) in [
-                ("png/gray-8bit.png", PixelLayout.gray, PixelLayout.gray), ("png/grayalpha-8bit.png", .grayAlpha, .gray),
+                ("png/gray-8bit.png", PixelLayout.gray, PixelLayout.gray),
+                ("png/grayalpha-8bit.png", .grayAlpha, .gray),
                 ("png/rgba-8bit.png", .rgba, .rgb),
             ] {
                 let fixture = try #require(Fixture.all.first { $0.file == name })
@@ -130,7 +139,9 @@ import TesseraIO
         #expect(throws: ImageError(path: "/tmp/x.png", message: "PNG holds 8- or 16-bit samples, not float")) {
             try ImageFile.save(image, to: "/tmp/x.png", options: options)
         }
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/x.jpg") && !FileManager.default.fileExists(atPath: "/tmp/x.png"))
+        #expect(
+            !FileManager.default.fileExists(atPath: "/tmp/x.jpg")
+                && !FileManager.default.fileExists(atPath: "/tmp/x.png"))
     }
 
     @Test func compressionTextIsParsedPerFormat() throws {

@@ -38,14 +38,19 @@ struct Fixture: Decodable, CustomTestStringConvertible, Sendable {
 
     /// The expected samples, in file channels, as floats in the file's units (0...2^bits-1 or float).
     func expectedSamples(stored: Bool = false) throws -> [Double] {
-        let data = try Data(contentsOf: Fixture.folder.appendingPathComponent(stored ? expectedStored ?? expected : expected))
+        let data = try Data(
+            contentsOf: Fixture.folder.appendingPathComponent(stored ? expectedStored ?? expected : expected))
         switch (sampleType, bitDepth) {
         case ("float", _):
             return stride(from: 0, to: data.count, by: 4).map { i in
-                Double(Float(bitPattern: UInt32(littleEndian: data[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })))
+                Double(
+                    Float(
+                        bitPattern: UInt32(
+                            littleEndian: data[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })))
             }
         case (_, 16):
-            return stride(from: 0, to: data.count, by: 2).map { i in Double(UInt16(data[i]) | UInt16(data[i + 1]) << 8) }
+            return stride(from: 0, to: data.count, by: 2).map { i in Double(UInt16(data[i]) | UInt16(data[i + 1]) << 8)
+            }
         default:
             return data.map(Double.init)
         }
@@ -57,7 +62,8 @@ struct Fixture: Decodable, CustomTestStringConvertible, Sendable {
 /// Memory holds gray as 1 channel and everything else as RGBA: gray+alpha is (g, g, g, a) and RGB has
 /// alpha 1. Each expected file channel is checked against its place, and the implied channels too.
 func expectPixels(
-    _ pixels: PixelBuffer, match fixture: Fixture, stored: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    _ pixels: PixelBuffer, match fixture: Fixture, stored: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let width = stored ? fixture.storedWidth ?? fixture.width : fixture.width
     let height = stored ? fixture.storedHeight ?? fixture.height : fixture.height
@@ -85,7 +91,8 @@ func expectPixels(
                 if difference > worst {
                     worst = difference
                     if difference > fixture.tolerance && firstBad == nil {
-                        firstBad = "(\(x), \(y)) channel \(c): decoded \(decoded * (isFloat ? 1 : maximum)), expected \(want)"
+                        firstBad =
+                            "(\(x), \(y)) channel \(c): decoded \(decoded * (isFloat ? 1 : maximum)), expected \(want)"
                     }
                 }
             }
@@ -96,7 +103,8 @@ func expectPixels(
         }
     }
     #expect(
-        worst <= fixture.tolerance, "\(fixture.file): largest difference \(worst) > \(fixture.tolerance); first at \(firstBad ?? "-")",
+        worst <= fixture.tolerance,
+        "\(fixture.file): largest difference \(worst) > \(fixture.tolerance); first at \(firstBad ?? "-")",
         sourceLocation: sourceLocation)
 }
 

@@ -20,11 +20,15 @@ import TesseraIO
         var error = [CChar](repeating: 0, count: 1024)
         let handle = try #require(tsr_tiff_open(path, "w", &error, 1024))
         defer { tsr_tiff_close(handle) }
-        for (tag, value) in [(TIFFTAG_IMAGEWIDTH, side), (TIFFTAG_IMAGELENGTH, side), (TIFFTAG_TILEWIDTH, tile), (TIFFTAG_TILELENGTH, tile)] {
+        for (tag, value) in [
+            (TIFFTAG_IMAGEWIDTH, side), (TIFFTAG_IMAGELENGTH, side), (TIFFTAG_TILEWIDTH, tile),
+            (TIFFTAG_TILELENGTH, tile),
+        ] {
             _ = tsr_tiff_set_u32(handle, UInt32(tag), UInt32(value))
         }
         for (tag, value) in [
-            (TIFFTAG_BITSPERSAMPLE, 8), (TIFFTAG_SAMPLESPERPIXEL, 1), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK)),
+            (TIFFTAG_BITSPERSAMPLE, 8), (TIFFTAG_SAMPLESPERPIXEL, 1),
+            (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK)),
             (TIFFTAG_COMPRESSION, Int(COMPRESSION_ADOBE_DEFLATE)), (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)),
         ] {
             _ = tsr_tiff_set_u16(handle, UInt32(tag), UInt16(value))
@@ -38,7 +42,9 @@ import TesseraIO
         let tif = handle.pointee.tif
         for index in 0..<(across * across) {
             var bytes = patterns[index % 7]
-            let written = bytes.withUnsafeMutableBytes { TIFFWriteEncodedTile(tif, UInt32(index), $0.baseAddress, tmsize_t($0.count)) }
+            let written = bytes.withUnsafeMutableBytes {
+                TIFFWriteEncodedTile(tif, UInt32(index), $0.baseAddress, tmsize_t($0.count))
+            }
             #expect(written > 0)
         }
     }
@@ -54,14 +60,16 @@ import TesseraIO
 
             // 1000x1000 not aligned to the grid: columns 19...23 and rows 27...31 of 256-pixel tiles.
             let region = Rect(x: 5000, y: 7000, width: 1000, height: 1000)
-            let touched = ((region.maxX - 1) / Self.tile - region.minX / Self.tile + 1)
+            let touched =
+                ((region.maxX - 1) / Self.tile - region.minX / Self.tile + 1)
                 * ((region.maxY - 1) / Self.tile - region.minY / Self.tile + 1)
             #expect(touched == 25)
             let pixels = try reader.image.pixels(in: region)
             #expect(reader.chunksDecoded == touched)
             var wrong = 0
             for y in region.minY..<region.maxY {
-                for x in region.minX..<region.maxX where UInt8((pixels[x, y, 0] * 255).rounded()) != Self.value(x: x, y: y) {
+                for x in region.minX..<region.maxX
+                where UInt8((pixels[x, y, 0] * 255).rounded()) != Self.value(x: x, y: y) {
                     wrong += 1
                 }
             }

@@ -75,7 +75,10 @@ import TesseraIO
 
     @Test func theLimitCanBeLowered() throws {
         let path = Fixture.folder.appendingPathComponent("png/rgb-8bit.png").path
-        #expect(throws: ImageError(path: path, message: "61x47 is more than the limit of 2000 pixels (raise it with --max-pixels)")) {
+        #expect(
+            throws: ImageError(
+                path: path, message: "61x47 is more than the limit of 2000 pixels (raise it with --max-pixels)")
+        ) {
             try ImageFile.load(path: path, options: DecodeOptions(maxPixels: 2000))
         }
         #expect(try ImageFile.load(path: path, options: DecodeOptions(maxPixels: 61 * 47)).1.width == 61)
