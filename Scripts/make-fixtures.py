@@ -351,6 +351,31 @@ def make_png(rng):
     add(rel("png", "gray-8bit-29x1.png"), "png", a, "gray", 8,
         "Single row: 29 pixels wide, 1 row, gray 8-bit.", encoder="Pillow")
 
+    # --- color-key transparency (tRNS on gray and RGB): the key color becomes alpha 0, the rest opaque.
+    # A separate generator, so adding these does not shift the random data of the other fixtures.
+    krng = np.random.default_rng(20261121)
+    for name, layout, bits in (("gray-8bit-trns-key", "gray", 8), ("gray-2bit-trns-key", "gray", 2),
+                               ("rgb-16bit-trns-key", "rgb", 16), ("rgb-8bit-trns-key", "rgb", 8)):
+        top = (1 << bits) - 1
+        a = krng.integers(0, top + 1, size=(23, 37, 1 if layout == "gray" else 3)).astype(
+            np.uint16 if bits == 16 else np.uint8)
+        key = tuple(int(v) for v in a[3, 5])  # a color that occurs, at least once
+        f = rel("png", name + ".png")
+        w = png.Writer(37, 23, greyscale=layout == "gray", alpha=False, bitdepth=bits, compression=9,
+                       transparent=key[0] if layout == "gray" else key)
+        with open(os.path.join(OUT, f), "wb") as out:
+            w.write(out, a.reshape(23, -1).tolist())
+        mask = np.all(a == np.array(key, dtype=a.dtype), axis=-1)
+        # libpng expands sub-byte gray with tRNS to 8 bits (v * 255 / top), so the expectation is 8-bit.
+        value_bits = 8 if bits < 8 else bits
+        color = (a.astype(np.uint32) * 255 // top).astype(np.uint8) if bits < 8 else a
+        alpha = np.where(mask, 0, (1 << value_bits) - 1).astype(color.dtype)[..., None]
+        exp = np.concatenate([color, alpha], axis=-1)
+        add(f, "png", exp, "grayAlpha" if layout == "gray" else "rgba", value_bits,
+            f"{layout} {bits}-bit with a tRNS color key {key}: pixels of that color become transparent"
+            + (" (stored 2-bit; libpng expands it to 8-bit when adding alpha)" if bits < 8 else "") + ".",
+            encoder="pypng")
+
     # --- explicit row filters via libpng (pypng only writes filter 0)
     for filt in ("SUB", "UP", "AVG", "PAETH"):
         a = int_image(rng, 23, 37, "rgb", 8)
@@ -710,7 +735,19 @@ def verify(manifest):
         tol = e["tolerance"]
         ch = CHANNELS[e["layout"]]
         h, w = e["height"], e["width"]
-        if e["format"] == "png":
+        if e["format"] == "png" and "trns-key" in e["file"]:
+            # pypng applies the color key as alpha; sub-byte samples are scaled to 8 bits to compare.
+            pw, ph, rows, info = png.Reader(filename=path).asDirect()
+            arr = np.array([list(row) for row in rows]).reshape(ph, pw, -1)
+            if info["bitdepth"] < 8:
+                arr = arr * (255 // ((1 << info["bitdepth"]) - 1))
+            ok &= compare("pypng(asDirect)", arr, exp, tol, report)
+            with Image.open(path) as im:
+                # Pillow drops the key of sub-byte gray (all pixels come out opaque): pypng is the reference there.
+                if e["bitDepth"] == 8 and "2bit" not in e["file"]:
+                    pil = np.asarray(im.convert("LA" if e["layout"] == "grayAlpha" else "RGBA"))
+                    ok &= compare("Pillow", pil.reshape(h, w, ch), exp, tol, report)
+        elif e["format"] == "png":
             data = open(path, "rb").read()
             types, bits, ctype, inter = png_filter_types(data)
             want_bits = e.get("indexBitDepth", e["bitDepth"])
