@@ -94,12 +94,21 @@ public struct Image: Sendable {
 
     /// Renders the pixels of `region`, which must lie inside ``extent``.
     public func pixels(in region: Rect) throws -> PixelBuffer {
-        guard extent.contains(region), !region.isEmpty else {
-            throw ImageError(message: "region \(region) is not inside the image (\(extent))")
-        }
         var buffer = PixelBuffer(region: region, channels: channels)
-        try source.render(into: &buffer)
+        try render(into: &buffer)
         return buffer
+    }
+
+    /// Renders the pixels of `buffer.region`, which must lie inside ``extent``, into `buffer`: the
+    /// allocation-free form of ``pixels(in:)`` for loops that reuse one buffer.
+    public func render(into buffer: inout PixelBuffer) throws {
+        guard extent.contains(buffer.region), !buffer.region.isEmpty else {
+            throw ImageError(message: "region \(buffer.region) is not inside the image (\(extent))")
+        }
+        guard buffer.channels == channels else {
+            throw ImageError(message: "a \(buffer.channels)-channel buffer cannot hold a \(channels)-channel image")
+        }
+        try source.render(into: &buffer)
     }
 
     /// Renders every pixel.

@@ -3,7 +3,7 @@
 /// The region is in the image's coordinates, so a buffer for `Rect(x: 100, y: 50, width: 8, height: 8)`
 /// holds pixels (100, 50) to (107, 57). Channels are 1 (gray) or 4 (red, green, blue, alpha).
 public struct PixelBuffer: Sendable, Equatable {
-    public let region: Rect
+    public private(set) var region: Rect
     public let channels: Int
     /// `region.height` rows of `region.width * channels` samples.
     public var samples: [Float]
@@ -22,6 +22,19 @@ public struct PixelBuffer: Sendable, Equatable {
         self.region = region
         self.channels = channels
         self.samples = samples
+    }
+
+    /// Points this buffer at another region, reusing its storage: the samples are left as they were,
+    /// for a source to overwrite. This is how a loop over bands or tiles avoids allocating (and
+    /// zero-filling) a buffer for each one.
+    public mutating func reshape(to newRegion: Rect) {
+        let count = newRegion.area * channels
+        if count < samples.count {
+            samples.removeLast(samples.count - count)
+        } else if count > samples.count {
+            samples.append(contentsOf: repeatElement(0, count: count - samples.count))
+        }
+        region = newRegion
     }
 
     /// Samples per row.

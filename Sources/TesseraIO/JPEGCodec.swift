@@ -39,45 +39,68 @@ enum JPEGCodec {
         let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
         try options.checkSize(width: info.width, height: info.height, path: path)
         let turn = options.appliesOrientation ? orientation : 1
-        let source = DecodeOnceSource { try Orientation.apply(turn, to: decode(path: path)) }
-        return (info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source))
+        // Upright files stream row by row; a turned one is decoded whole and turned.
+        let source: any PixelSource =
+            turn == 1
+            ? RowStreamSource { try RowDecoder(path: path) }
+            : DecodeOnceSource { try Orientation.apply(turn, to: RowDecoder(path: path).decodeAll()) }
+        return (
+            info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
+        )
     }
 
-    private static func decode(path: String) throws -> PixelBuffer {
-        let (reader, info, _) = try open(path)
-        defer { tsr_jpeg_close(reader) }
-        let width = Int(info.width)
-        let height = Int(info.height)
-        let fileChannels = Int(info.channels)
-        let rowBytes = width * fileChannels
-        var error = ShimError()
-        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
-        let rowLength = buffer.rowLength
-        let bandHeight = Swift.min(height, 32)
-        var raw = [UInt8](repeating: 0, count: rowBytes * bandHeight)
-        var y = 0
-        while y < height {
-            let rows = Swift.min(bandHeight, height - y)
-            let status = raw.withUnsafeMutableBufferPointer { bytes in
-                tsr_jpeg_read_rows(reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
-            }
-            if status != 0 { throw ImageError(path: path, message: "JPEG: \(error.message)") }
-            raw.withUnsafeBufferPointer { bytes in
-                buffer.samples.withUnsafeMutableBufferPointer { samples in
-                    guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
+    /// Rows of a JPEG as stored, top to bottom.
+    final class RowDecoder: TesseraIO.RowDecoder {
+        let path: String
+        let width: Int
+        let height: Int
+        let channels: Int
+        private let reader: OpaquePointer
+        private let fileChannels: Int
+        private var raw: [UInt8] = []
+        private var nextRow = 0
+
+        init(path: String) throws {
+            let (reader, info, _) = try JPEGCodec.open(path)
+            self.reader = reader
+            self.path = path
+            width = Int(info.width)
+            height = Int(info.height)
+            fileChannels = Int(info.channels)
+            channels = fileChannels == 1 ? 1 : 4
+        }
+
+        deinit { tsr_jpeg_close(reader) }
+
+        func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
+            var error = ShimError()
+            let rowBytes = width * fileChannels
+            // libjpeg works in rows of up to 16; a band of 32 keeps the byte buffer small.
+            let band = Swift.min(count, 32)
+            if raw.count < rowBytes * band { raw = [UInt8](repeating: 0, count: rowBytes * band) }
+            var done = 0
+            while done < count {
+                let rows = Swift.min(band, count - done)
+                let status = raw.withUnsafeMutableBufferPointer { bytes in
+                    tsr_jpeg_read_rows(
+                        reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
+                }
+                if status != 0 { throw ImageError(path: path, message: "JPEG: \(error.message)") }
+                raw.withUnsafeBufferPointer { bytes in
+                    guard let base = bytes.baseAddress else { return }
                     for row in 0..<rows {
                         Samples.decode(
                             base + row * rowBytes, fileChannels: fileChannels, stride: fileChannels, count: width,
-                            scale: 1 / 255, into: target + (y + row) * rowLength)
+                            scale: 1 / 255, into: target + (done + row) * width * channels)
                     }
                 }
+                done += rows
             }
-            y += rows
+            nextRow += count
+            if nextRow == height, tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) != 0 {
+                throw ImageError(path: path, message: "JPEG: \(error.message)")
+            }
         }
-        if tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) != 0 {
-            throw ImageError(path: path, message: "JPEG: \(error.message)")
-        }
-        return buffer
     }
 
     /// Writes 8-bit gray or RGB; alpha is dropped, as JPEG has none.

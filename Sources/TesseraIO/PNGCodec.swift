@@ -36,62 +36,74 @@ enum PNGCodec {
         tsr_png_close(probe)
         let info = describe(header)
         try options.checkSize(width: info.width, height: info.height, path: path)
-        let source = DecodeOnceSource { try decode(path: path) }
+        let source = RowStreamSource { try RowDecoder(path: path) }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source)
         )
     }
 
-    private static func decode(path: String) throws -> PixelBuffer {
-        let (reader, info) = try open(path)
-        defer { tsr_png_close(reader) }
-        let width = Int(info.width)
-        let height = Int(info.height)
-        let fileChannels = Int(info.channels)
-        let bytesPerSample = Int(info.bytes_per_sample)
-        let rowBytes = width * fileChannels * bytesPerSample
-        let scale = 1 / Float(info.max_value)
-        var error = ShimError()
-        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
-        let rowLength = buffer.rowLength
+    /// Rows of a PNG, top to bottom. An interlaced file needs every pass before any row is complete, so
+    /// it is read whole (as stored, 1 or 2 bytes a sample) on the first call.
+    final class RowDecoder: TesseraIO.RowDecoder {
+        let path: String
+        let width: Int
+        let height: Int
+        let channels: Int
+        private let reader: OpaquePointer
+        private let info: tsr_png_info
+        private let rowBytes: Int
+        private var raw: [UInt8] = []
+        private var nextRow = 0
 
-        // Interlaced files need every pass before any row is complete; others go a band at a time.
-        let bandHeight = info.interlaced != 0 ? height : Swift.min(height, 64)
-        var raw = [UInt8](repeating: 0, count: rowBytes * bandHeight)
-        var y = 0
-        while y < height {
-            let rows = Swift.min(bandHeight, height - y)
-            let status = raw.withUnsafeMutableBufferPointer { bytes in
-                info.interlaced != 0
-                    ? tsr_png_read_image(reader, bytes.baseAddress, rowBytes, &error.buffer, ShimError.capacity)
-                    : tsr_png_read_rows(
-                        reader, bytes.baseAddress, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity)
+        init(path: String) throws {
+            (reader, info) = try PNGCodec.open(path)
+            self.path = path
+            width = Int(info.width)
+            height = Int(info.height)
+            channels = info.channels == 1 ? 1 : 4
+            rowBytes = width * Int(info.channels) * Int(info.bytes_per_sample)
+        }
+
+        deinit { tsr_png_close(reader) }
+
+        func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
+            var error = ShimError()
+            let interlaced = info.interlaced != 0
+            let needed = interlaced ? rowBytes * height : rowBytes * count
+            if raw.count < needed { raw = [UInt8](repeating: 0, count: needed) }
+            let status = raw.withUnsafeMutableBufferPointer { bytes -> Int32 in
+                if interlaced {
+                    guard nextRow == 0 else { return 0 }
+                    return tsr_png_read_image(reader, bytes.baseAddress, rowBytes, &error.buffer, ShimError.capacity)
+                }
+                return tsr_png_read_rows(
+                    reader, bytes.baseAddress, rowBytes, UInt32(count), &error.buffer, ShimError.capacity)
             }
             if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
+            let fileChannels = Int(info.channels)
+            let scale = 1 / Float(info.max_value)
+            let firstRow = interlaced ? nextRow : 0
             raw.withUnsafeBytes { bytes in
-                buffer.samples.withUnsafeMutableBufferPointer { samples in
-                    guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
-                    for row in 0..<rows {
-                        let source = base + row * rowBytes
-                        let destination = target + (y + row) * rowLength
-                        if bytesPerSample == 2 {
-                            Samples.decode(
-                                source.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
-                                stride: fileChannels, count: width, scale: scale, into: destination)
-                        } else {
-                            Samples.decode(
-                                source.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
-                                stride: fileChannels, count: width, scale: scale, into: destination)
-                        }
+                guard let base = bytes.baseAddress else { return }
+                for row in 0..<count {
+                    let source = base + (firstRow + row) * rowBytes
+                    let destination = target + row * width * channels
+                    if info.bytes_per_sample == 2 {
+                        Samples.decode(
+                            source.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
+                            stride: fileChannels, count: width, scale: scale, into: destination)
+                    } else {
+                        Samples.decode(
+                            source.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
+                            stride: fileChannels, count: width, scale: scale, into: destination)
                     }
                 }
             }
-            y += rows
+            nextRow += count
+            if nextRow == height, tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
+                throw ImageError(path: path, message: "PNG: \(error.message)")
+            }
         }
-        if tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
-            throw ImageError(path: path, message: "PNG: \(error.message)")
-        }
-        return buffer
     }
 
     static func write(_ image: Image, to path: String, depth: SampleDepth, options: EncodeOptions) throws {
@@ -128,8 +140,10 @@ enum RowBands {
     ) throws {
         let rowBytes = image.width * fileChannels * (sixteenBit ? 2 : 1)
         var raw = [UInt8](repeating: 0, count: rowBytes * Swift.min(height, image.height))
-        for band in Rect(width: image.width, height: image.height).tiles(width: image.width, height: height) {
-            let pixels = try image.pixels(in: band)
+        var pixels = PixelBuffer(region: .empty, channels: image.channels)
+        for band in image.extent.tiles(width: image.width, height: height) {
+            pixels.reshape(to: band)
+            try image.render(into: &pixels)
             let rowLength = pixels.rowLength
             raw.withUnsafeMutableBytes { bytes in
                 pixels.samples.withUnsafeBufferPointer { samples in

@@ -8,20 +8,26 @@ protocol FileSample {
     static func encode(_ value: Float, maxValue: Float) -> Self
 }
 
+/// Rounds `value` (clamped to 0...1, NaN to 0) times `maxValue` (at most 65535) to the nearest integer,
+/// ties to even as OpenCV's `saturate_cast` does. Adding 2^23 puts the rounded integer in the low bits
+/// of the mantissa: no conversion that can trap, so the loops around it vectorize.
+@inline(__always)
+func quantize(_ value: Float, maxValue: Float) -> UInt32 {
+    let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
+    return (clamped * maxValue + 8_388_608).bitPattern & 0xFFFF
+}
+
 extension UInt8: FileSample {
     @inline(__always) var floatValue: Float { Float(self) }
     @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt8 {
-        // Written so that NaN maps to 0 rather than trapping in the conversion.
-        let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
-        return UInt8(clamped * maxValue + 0.5)
+        UInt8(truncatingIfNeeded: quantize(value, maxValue: maxValue))
     }
 }
 
 extension UInt16: FileSample {
     @inline(__always) var floatValue: Float { Float(self) }
     @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt16 {
-        let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
-        return UInt16(clamped * maxValue + 0.5)
+        UInt16(truncatingIfNeeded: quantize(value, maxValue: maxValue))
     }
 }
 

@@ -33,8 +33,14 @@ public final class TIFFReader: PixelSource, Sendable {
         var viaRGBA: Bool
     }
 
-    private struct Handle: @unchecked Sendable {
+    /// The libtiff handle and the last chunk it decoded. Requests smaller than a strip (a writer's bands,
+    /// a scheduler's tiles) ask for the same strip several times in a row: it is decoded once.
+    private final class Handle {
         let tiff: UnsafeMutablePointer<tsr_tiff>
+        var raw: [UInt8] = []
+        var cachedChunk: UInt32?
+
+        init(tiff: UnsafeMutablePointer<tsr_tiff>) { self.tiff = tiff }
     }
 
     private let geometry: Geometry
@@ -229,23 +235,33 @@ public final class TIFFReader: PixelSource, Sendable {
         }
         let path = self.path
         try handle.withLock { handle in
-            guard let tiff = handle?.tiff else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            guard let handle else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            let tiff = handle.tiff
             let tif = tiff.pointee.tif
             let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
-            var raw = [UInt8](repeating: 0, count: Swift.max(chunkBytes, chunkRowBytes * g.chunkHeight))
+            let size = Swift.max(chunkBytes, chunkRowBytes * g.chunkHeight)
+            if handle.raw.count != size { handle.raw = [UInt8](repeating: 0, count: size) }
             for cell in cells {
                 let chunkX = cell.x / g.chunkWidth * g.chunkWidth
                 let chunkY = cell.y / g.chunkHeight * g.chunkHeight
-                let status = raw.withUnsafeMutableBytes { bytes in
+                let chunk =
                     g.isTiled
-                        ? TIFFReadEncodedTile(
-                            tif, TIFFComputeTile(tif, UInt32(chunkX), UInt32(chunkY), 0, 0), bytes.baseAddress, -1)
-                        : TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, UInt32(chunkY), 0), bytes.baseAddress, -1)
+                    ? TIFFComputeTile(tif, UInt32(chunkX), UInt32(chunkY), 0, 0)
+                    : TIFFComputeStrip(tif, UInt32(chunkY), 0)
+                if handle.cachedChunk != chunk {
+                    handle.cachedChunk = nil
+                    let status = handle.raw.withUnsafeMutableBytes { bytes in
+                        g.isTiled
+                            ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
+                            : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1)
+                    }
+                    if status < 0 {
+                        throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
+                    }
+                    handle.cachedChunk = chunk
+                    chunks.add(1, ordering: .relaxed)
                 }
-                if status < 0 {
-                    throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
-                }
-                chunks.add(1, ordering: .relaxed)
+                let raw = handle.raw
                 let rowLength = buffer.rowLength
                 let channels = buffer.channels
                 let firstIndex = buffer.index(x: cell.x, y: cell.y)
@@ -436,8 +452,10 @@ enum TIFFWriter {
         let chunkRowBytes = chunkWidth * fileChannels * bytesPerSample
         var raw = [UInt8](repeating: 0, count: chunkRowBytes * chunkHeight)
         let maxValue: Float = depth == .uint16 ? 65535 : 255
+        var pixels = PixelBuffer(region: .empty, channels: image.channels)
         for band in image.extent.tiles(width: image.width, height: chunkHeight) {
-            let pixels = try image.pixels(in: band)
+            pixels.reshape(to: band)
+            try image.render(into: &pixels)
             for cell in band.tiles(width: chunkWidth, height: chunkHeight) {
                 raw.withUnsafeMutableBytes { bytes in
                     pixels.samples.withUnsafeBufferPointer { samples in

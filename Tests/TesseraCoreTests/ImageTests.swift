@@ -53,3 +53,18 @@ import TesseraCore
         #expect(PixelLayout.allCases.filter(\.hasAlpha) == [.grayAlpha, .rgba])
     }
 }
+
+@Suite struct BufferReuseTests {
+    @Test func reshapeKeepsStorageForTheNextRegion() throws {
+        var buffer = PixelBuffer(region: Rect(width: 4, height: 4), channels: 4, value: 1)
+        buffer.reshape(to: Rect(x: 10, y: 20, width: 2, height: 3))
+        #expect(buffer.samples.count == 24 && buffer.region == Rect(x: 10, y: 20, width: 2, height: 3))
+        buffer.reshape(to: Rect(x: 0, y: 0, width: 5, height: 5))
+        #expect(buffer.samples.count == 100)
+        let image = Image(buffer: PixelBuffer(region: Rect(width: 5, height: 5), channels: 4, value: 3), layout: .rgba)
+        try image.render(into: &buffer)
+        #expect(buffer.samples.allSatisfy { $0 == 3 })
+        var gray = PixelBuffer(region: Rect(width: 1, height: 1), channels: 1)
+        #expect(throws: ImageError.self) { try image.render(into: &gray) }
+    }
+}

@@ -1,0 +1,105 @@
+import Synchronization
+import TesseraCore
+
+/// A decoder that produces an image's rows once, top to bottom (PNG, JPEG).
+protocol RowDecoder: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Channels in memory: 1 or 4.
+    var channels: Int { get }
+    /// Decodes the next `count` rows into `target`, `width * channels` Float32 samples per row. After
+    /// the last row it reads the rest of the file too, so a damaged ending is reported.
+    func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws
+}
+
+extension RowDecoder {
+    /// Decodes every row into one buffer.
+    func decodeAll() throws -> PixelBuffer {
+        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: channels)
+        try buffer.samples.withUnsafeMutableBufferPointer { samples in
+            guard let base = samples.baseAddress else { return }
+            try readRows(into: base, count: height)
+        }
+        return buffer
+    }
+}
+
+/// A source over a front-to-back decoder that keeps only the rows of the last request.
+///
+/// Requests that move down the image (a writer's bands, a scheduler's tile rows) decode each row once
+/// and hold one band in memory, whatever the image size. A request for rows above the band restarts
+/// the decoder from the top of the file: correct for any order, fast for the downward one. A failure is
+/// kept, so every later request reports the same error.
+final class RowStreamSource: PixelSource, Sendable {
+    private final class State {
+        var decoder: (any RowDecoder)?
+        /// The next row the decoder will produce.
+        var nextRow = 0
+        /// Full-width rows of the last request.
+        var band: PixelBuffer?
+        var failure: (any Error)?
+        var restarts = 0
+    }
+
+    private let open: @Sendable () throws -> any RowDecoder
+    private let state = Mutex(State())
+
+    init(open: @escaping @Sendable () throws -> any RowDecoder) {
+        self.open = open
+    }
+
+    /// How many times a request went back up and the decoding began again.
+    var restarts: Int { state.withLock { $0.restarts } }
+
+    func render(into target: inout PixelBuffer) throws {
+        let region = target.region
+        let band = try state.withLock { state -> PixelBuffer in
+            if let failure = state.failure { throw failure }
+            if let band = state.band, band.region.minY <= region.minY, band.region.maxY >= region.maxY {
+                return band
+            }
+            do {
+                return try decodeRows(region.minY..<region.maxY, state: state)
+            } catch {
+                state.failure = error
+                state.decoder = nil
+                state.band = nil
+                throw error
+            }
+        }
+        target.copy(from: band)
+    }
+
+    private func decodeRows(_ rows: Range<Int>, state: State) throws -> PixelBuffer {
+        if state.decoder == nil || rows.lowerBound < state.nextRow {
+            if state.decoder != nil { state.restarts += 1 }
+            state.decoder = nil
+            state.decoder = try open()
+            state.nextRow = 0
+        }
+        guard let decoder = state.decoder else { throw ImageError(message: "decoder unavailable") }
+        // Reuse the previous band's storage for the rows skipped and for the new band.
+        var band = state.band ?? PixelBuffer(region: .empty, channels: decoder.channels)
+        state.band = nil
+        let skip = rows.lowerBound - state.nextRow
+        if skip > 0 {
+            band.reshape(to: Rect(x: 0, y: state.nextRow, width: decoder.width, height: Swift.min(skip, 64)))
+            while state.nextRow < rows.lowerBound {
+                let count = Swift.min(64, rows.lowerBound - state.nextRow)
+                try band.samples.withUnsafeMutableBufferPointer { samples in
+                    guard let base = samples.baseAddress else { return }
+                    try decoder.readRows(into: base, count: count)
+                }
+                state.nextRow += count
+            }
+        }
+        band.reshape(to: Rect(x: 0, y: rows.lowerBound, width: decoder.width, height: rows.count))
+        try band.samples.withUnsafeMutableBufferPointer { samples in
+            guard let base = samples.baseAddress else { return }
+            try decoder.readRows(into: base, count: rows.count)
+        }
+        state.nextRow = rows.upperBound
+        state.band = band
+        return band
+    }
+}
