@@ -115,13 +115,9 @@ enum JPEGCodec {
             throw ImageError(message: "cannot write JPEG: \(error.message)")
         }
         defer { tsr_jpeg_writer_close(writer) }
-        try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: false) { bytes, rowBytes, rows in
-            if tsr_jpeg_write_rows(writer, bytes, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity) != 0 {
-                throw ImageError(message: "cannot write JPEG: \(error.message)")
-            }
-        }
-        if tsr_jpeg_writer_finish(writer, &error.buffer, ShimError.capacity) != 0 {
-            throw ImageError(message: "cannot write JPEG: \(error.message)")
-        }
+        try RowBands.write(
+            image, format: "JPEG", fileChannels: fileChannels, sixteenBit: false,
+            rows: { tsr_jpeg_write_rows(writer, $0, $1, $2, $3, ShimError.capacity) },
+            finish: { tsr_jpeg_writer_finish(writer, $0, ShimError.capacity) })
     }
 }

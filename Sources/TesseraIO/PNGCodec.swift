@@ -118,14 +118,10 @@ enum PNGCodec {
             throw ImageError(message: "cannot write PNG: \(error.message)")
         }
         defer { tsr_png_writer_close(writer) }
-        try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: sixteen) { bytes, rowBytes, rows in
-            if tsr_png_write_rows(writer, bytes, rowBytes, UInt32(rows), &error.buffer, ShimError.capacity) != 0 {
-                throw ImageError(message: "cannot write PNG: \(error.message)")
-            }
-        }
-        if tsr_png_writer_finish(writer, &error.buffer, ShimError.capacity) != 0 {
-            throw ImageError(message: "cannot write PNG: \(error.message)")
-        }
+        try RowBands.write(
+            image, format: "PNG", fileChannels: fileChannels, sixteenBit: sixteen,
+            rows: { tsr_png_write_rows(writer, $0, $1, $2, $3, ShimError.capacity) },
+            finish: { tsr_png_writer_finish(writer, $0, ShimError.capacity) })
     }
 }
 
@@ -133,6 +129,24 @@ enum PNGCodec {
 /// over as 8- or 16-bit interleaved samples.
 enum RowBands {
     static let height = 64
+
+    /// Drives a shim writer: `rows(bytes, rowBytes, count, error)` takes each band and `finish(error)`
+    /// completes the file; both return 0 or -1 with a message, as the C shims do.
+    static func write(
+        _ image: Image, format: String, fileChannels: Int, sixteenBit: Bool,
+        rows: (UnsafePointer<UInt8>, Int, UInt32, UnsafeMutablePointer<CChar>) -> Int32,
+        finish: (UnsafeMutablePointer<CChar>) -> Int32
+    ) throws {
+        var error = ShimError()
+        try encode(image, fileChannels: fileChannels, sixteenBit: sixteenBit) { bytes, rowBytes, count in
+            if rows(bytes, rowBytes, UInt32(count), &error.buffer) != 0 {
+                throw ImageError(message: "cannot write \(format): \(error.message)")
+            }
+        }
+        if finish(&error.buffer) != 0 {
+            throw ImageError(message: "cannot write \(format): \(error.message)")
+        }
+    }
 
     static func encode(
         _ image: Image, fileChannels: Int, sixteenBit: Bool,
