@@ -1,0 +1,104 @@
+import TesseraCore
+
+/// How to decode a file.
+public struct DecodeOptions: Sendable {
+    /// Files whose header claims more pixels than this are refused before any pixel memory is allocated.
+    public var maxPixels: Int = 1 << 30
+    /// Turns the image upright by its EXIF orientation, as OpenCV `imread` and libvips `autorot` do.
+    public var appliesOrientation: Bool = true
+
+    public init(maxPixels: Int = 1 << 30, appliesOrientation: Bool = true) {
+        self.maxPixels = maxPixels
+        self.appliesOrientation = appliesOrientation
+    }
+
+    func checkSize(width: Int, height: Int, path: String) throws {
+        guard width > 0, height > 0 else {
+            throw ImageError(path: path, message: "the header gives an empty image (\(width)x\(height))")
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > maxPixels {
+            throw ImageError(
+                path: path,
+                message: "\(width)x\(height) is more than the limit of \(maxPixels) pixels (raise it with --max-pixels)"
+            )
+        }
+    }
+}
+
+/// Compression of a TIFF file.
+public enum TIFFCompression: String, Sendable, CaseIterable {
+    case none
+    case lzw
+    case deflate
+    case packbits
+    case jpeg
+}
+
+/// How to encode a file. Options that do not apply to the format being written are ignored.
+public struct EncodeOptions: Sendable {
+    /// Sample type to write; nil keeps the image's (reduced to what the format holds: JPEG is 8-bit,
+    /// PNG 8 or 16).
+    public var depth: SampleDepth?
+    /// JPEG quality, 1...100.
+    public var quality: Int = 90
+    /// PNG zlib level, 0 (none, fastest) ... 9 (smallest).
+    public var pngLevel: Int = 6
+    public var tiffCompression: TIFFCompression = .none
+    /// TIFF tile side in pixels (a multiple of 16); nil writes strips.
+    public var tileSize: Int?
+    /// Progressive JPEG.
+    public var progressive: Bool = false
+
+    public init() {}
+
+    /// Sets the compression from its text form: a zlib level 0...9 for PNG, a method name for TIFF.
+    /// This is the one parser for `--compression` and the `save` node's `compression` parameter.
+    public mutating func setCompression(_ text: String, for format: ImageFormat) throws {
+        switch format {
+        case .png:
+            guard let level = Int(text), (0...9).contains(level) else {
+                throw ImageError(message: "PNG compression is a zlib level from 0 to 9, not '\(text)'")
+            }
+            pngLevel = level
+        case .tiff:
+            guard let method = TIFFCompression(rawValue: text.lowercased()) else {
+                let names = TIFFCompression.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ImageError(message: "TIFF compression is one of \(names), not '\(text)'")
+            }
+            tiffCompression = method
+        case .jpeg:
+            throw ImageError(message: "JPEG has no compression option: set --quality instead")
+        }
+    }
+
+    func validate(for format: ImageFormat, imageDepth: SampleDepth) throws {
+        if !(1...100).contains(quality) {
+            throw ImageError(message: "quality must be from 1 to 100, not \(quality)")
+        }
+        if let tileSize, tileSize <= 0 || tileSize % 16 != 0 {
+            throw ImageError(message: "TIFF tile size must be a positive multiple of 16, not \(tileSize)")
+        }
+        switch (format, depth) {
+        case (.jpeg, .some(.uint16)), (.jpeg, .some(.float32)):
+            throw ImageError(message: "JPEG holds 8-bit samples only")
+        case (.png, .some(.float32)):
+            throw ImageError(message: "PNG holds 8- or 16-bit samples, not float")
+        default:
+            break
+        }
+        if format == .tiff, tiffCompression == .jpeg, resolvedDepth(imageDepth: imageDepth, format: .tiff) != .uint8 {
+            throw ImageError(message: "JPEG compression in TIFF needs 8-bit samples (add --depth 8)")
+        }
+    }
+
+    /// The sample type actually written for an image of `imageDepth`.
+    func resolvedDepth(imageDepth: SampleDepth, format: ImageFormat) -> SampleDepth {
+        let wanted = depth ?? imageDepth
+        switch format {
+        case .jpeg: return .uint8
+        case .png: return wanted == .float32 ? .uint16 : wanted
+        case .tiff: return wanted
+        }
+    }
+}
