@@ -4,6 +4,9 @@
 #include "CImageShims.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -620,4 +623,60 @@ int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value) { return TIFFSet
 
 int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values) {
     return TIFFSetField(t->tif, TIFFTAG_EXTRASAMPLES, count, values);
+}
+
+// MARK: - Interrupts
+
+// A handler may only touch what is async-signal-safe: fixed buffers, sig_atomic_t flags, unlink.
+enum { TSR_CLEANUP_SLOTS = 32, TSR_CLEANUP_PATH = 4096 };
+static char tsr_cleanup_paths[TSR_CLEANUP_SLOTS][TSR_CLEANUP_PATH];
+static volatile sig_atomic_t tsr_cleanup_used[TSR_CLEANUP_SLOTS];
+static pthread_mutex_t tsr_cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int tsr_cleanup_register(const char *path) {
+    if (strlen(path) >= TSR_CLEANUP_PATH) return -1;
+    pthread_mutex_lock(&tsr_cleanup_lock);
+    int slot = -1;
+    for (int i = 0; i < TSR_CLEANUP_SLOTS; i++) {
+        if (!tsr_cleanup_used[i]) {
+            memcpy(tsr_cleanup_paths[i], path, strlen(path) + 1);
+            tsr_cleanup_used[i] = 1;
+            slot = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tsr_cleanup_lock);
+    return slot;
+}
+
+void tsr_cleanup_unregister(int slot) {
+    if (slot < 0 || slot >= TSR_CLEANUP_SLOTS) return;
+    pthread_mutex_lock(&tsr_cleanup_lock);
+    tsr_cleanup_used[slot] = 0;
+    pthread_mutex_unlock(&tsr_cleanup_lock);
+}
+
+static void tsr_cleanup_on_signal(int sig) {
+    for (int i = 0; i < TSR_CLEANUP_SLOTS; i++) {
+        if (tsr_cleanup_used[i]) unlink(tsr_cleanup_paths[i]);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void tsr_cleanup_install_signal_handlers(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = tsr_cleanup_on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
+    // A parent may have left these blocked (the mask survives exec): a command must still stop on Ctrl-C.
+    sigset_t interrupts;
+    sigemptyset(&interrupts);
+    sigaddset(&interrupts, SIGINT);
+    sigaddset(&interrupts, SIGTERM);
+    sigaddset(&interrupts, SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &interrupts, NULL);
 }

@@ -8,6 +8,16 @@ struct TesseraCommand: ParsableCommand {
         abstract: "An image filter graph engine: read, convert and (soon) run graphs of image nodes.",
         version: TesseraVersion.string,
         subcommands: [Info.self, Convert.self])
+
+    static func main() {
+        FileSystem.removeTemporaryFilesOnInterrupt()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every command that decodes images shares.

@@ -1,8 +1,9 @@
+import CImageShims
 import Foundation
 import TesseraCore
 
 /// File system helpers shared by the codecs.
-enum FileSystem {
+public enum FileSystem {
     /// Why opening `path` for reading failed, in the words a user expects.
     static func describeOpenFailure(_ path: String) -> String {
         var isDirectory: ObjCBool = false
@@ -11,6 +12,12 @@ enum FileSystem {
         }
         if isDirectory.boolValue { return "is a folder, not a file" }
         return "cannot open: \(String(cString: strerror(errno)))"
+    }
+
+    /// Makes an interrupt (Ctrl-C, SIGTERM, SIGHUP) delete the temporary files being written before the
+    /// process ends of that signal. For programs: a library must not take over its host's signals.
+    public static func removeTemporaryFilesOnInterrupt() {
+        tsr_cleanup_install_signal_handlers()
     }
 
     /// Writes a file through `write`, which receives a temporary path in the same folder; the result
@@ -28,6 +35,8 @@ enum FileSystem {
                 ".\(url.lastPathComponent).tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
             )
             .path
+        let slot = tsr_cleanup_register(temporary)
+        defer { tsr_cleanup_unregister(slot) }
         do {
             try write(temporary)
         } catch var error as ImageError {

@@ -108,6 +108,25 @@ import TesseraIO
         }
     }
 
+    @Test func pngLevelTradesSpeedForSizeNotPixels() throws {
+        try withTemporaryFolder { folder in
+            let fixture = try #require(Fixture.all.first { $0.file == "jpeg/color-progressive-optimized-large.jpg" })
+            let (_, image) = try ImageFile.load(path: fixture.path)
+            var sizes: [Int] = []
+            for level in [0, 1, 9] {
+                var options = EncodeOptions()
+                options.pngLevel = level
+                let path = folder.appendingPathComponent("l\(level).png").path
+                try ImageFile.save(image, to: path, options: options)
+                sizes.append(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0)
+                #expect(try ImageFile.load(path: path).1.pixels() == image.pixels())
+            }
+            // Level 0 stores: at least the raw RGB bytes.
+            #expect(sizes[0] >= image.width * image.height * 3)
+            #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[2])
+        }
+    }
+
     @Test func grayImagesStayGrayAndAlphaIsDroppedOnlyForJPEG() throws {
         try withTemporaryFolder { folder in
             for (name, layout, expectedJPEG) in [

@@ -110,6 +110,17 @@ int tsr_tiff_set_u16(tsr_tiff *t, uint32_t tag, uint16_t value);
 int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value);
 int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values);
 
+// MARK: Interrupts
+
+/// Remembers a temporary file to delete if the process is interrupted (SIGINT, SIGTERM, SIGHUP) while
+/// it is being written. Returns a slot number, or -1 when all slots are taken.
+int tsr_cleanup_register(const char *path);
+/// Forgets the temporary file in `slot` (it was renamed or removed).
+void tsr_cleanup_unregister(int slot);
+/// Installs the handlers that delete the registered files and then die of the same signal, so the
+/// shell sees the usual status (130 for Ctrl-C). Only programs ask for this; the library never does.
+void tsr_cleanup_install_signal_handlers(void);
+
 #ifdef __cplusplus
 }
 #endif
