@@ -1,11 +1,11 @@
 import Synchronization
 import TesseraCore
 
-/// A source for formats that decode front to back (PNG, JPEG, odd TIFFs): the first request decodes the
-/// whole image, later ones copy from it. A failure is kept too, so every request reports the same error.
+/// A source for images that can only be produced whole: a JPEG turned by its EXIF orientation, and the
+/// TIFF kinds read through libtiff's RGBA interface. The first request decodes everything, later ones
+/// copy from it. A failure is kept too, so every request reports the same error.
 ///
-/// - Cost: the whole image in memory, Float32. Streaming row by row into row-ordered sinks belongs to the
-///   scheduler, which can ask for rows in order; this source is the fallback that answers any region.
+/// - Cost: the whole image in memory, Float32. Upright PNG and JPEG stream instead (``RowStreamSource``).
 final class DecodeOnceSource: PixelSource, Sendable {
     private let decode: @Sendable () throws -> PixelBuffer
     private let state = Mutex<Result<PixelBuffer, any Error>?>(nil)

@@ -1,6 +1,6 @@
 import TesseraCore
 
-/// A sample type as stored in files: 8- or 16-bit unsigned integers or 32-bit floats.
+/// A sample type as stored in files: 8- or 16-bit unsigned integers, 32- or 64-bit floats.
 protocol FileSample {
     /// The value as a float, before scaling.
     var floatValue: Float { get }
@@ -29,6 +29,11 @@ extension UInt16: FileSample {
     @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt16 {
         UInt16(truncatingIfNeeded: quantize(value, maxValue: maxValue))
     }
+}
+
+extension Double: FileSample {
+    @inline(__always) var floatValue: Float { Float(self) }
+    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> Double { Double(value) }
 }
 
 extension Float: FileSample {

@@ -261,11 +261,10 @@ public final class TIFFReader: PixelSource, Sendable {
                     handle.cachedChunk = chunk
                     chunks.add(1, ordering: .relaxed)
                 }
-                let raw = handle.raw
                 let rowLength = buffer.rowLength
                 let channels = buffer.channels
                 let firstIndex = buffer.index(x: cell.x, y: cell.y)
-                raw.withUnsafeBytes { bytes in
+                handle.raw.withUnsafeBytes { bytes in
                     buffer.samples.withUnsafeMutableBufferPointer { samples in
                         guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
                         for row in 0..<cell.height {
@@ -288,16 +287,9 @@ public final class TIFFReader: PixelSource, Sendable {
                                     from.assumingMemoryBound(to: Float.self), fileChannels: fileChannels,
                                     stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
                             case .float64:
-                                let doubles = from.assumingMemoryBound(to: Double.self)
-                                var narrowed = [Float](repeating: 0, count: cell.width * g.samplesPerPixel)
-                                for i in narrowed.indices { narrowed[i] = Float(doubles[i]) }
-                                narrowed.withUnsafeBufferPointer { values in
-                                    if let values = values.baseAddress {
-                                        Samples.decode(
-                                            values, fileChannels: fileChannels, stride: g.samplesPerPixel,
-                                            count: cell.width, scale: 1, into: to)
-                                    }
-                                }
+                                Samples.decode(
+                                    from.assumingMemoryBound(to: Double.self), fileChannels: fileChannels,
+                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
                             }
                             Self.finishRow(to, count: cell.width, channels: channels, geometry: g)
                         }

@@ -81,3 +81,36 @@ import TesseraIO
         }
     }
 }
+
+@Suite struct DoubleTIFFTests {
+    @Test func float64SamplesAreNarrowedToFloat32() throws {
+        try withTemporaryFolder { folder in
+            let path = folder.appendingPathComponent("double.tif").path
+            let values: [Double] = [0, 0.25, -0.5, 2, 1e-3, 0.1, 1, 0.75, 3.5, -1, 0.2, 0.3, 0.4, 0.6, 0.9]
+            var error = [CChar](repeating: 0, count: 1024)
+            let handle = try #require(tsr_tiff_open(path, "w", &error, 1024))
+            _ = tsr_tiff_set_u32(handle, UInt32(TIFFTAG_IMAGEWIDTH), 5)
+            _ = tsr_tiff_set_u32(handle, UInt32(TIFFTAG_IMAGELENGTH), 3)
+            _ = tsr_tiff_set_u32(handle, UInt32(TIFFTAG_ROWSPERSTRIP), 2)
+            for (tag, value) in [
+                (TIFFTAG_BITSPERSAMPLE, 64), (TIFFTAG_SAMPLESPERPIXEL, 1),
+                (TIFFTAG_SAMPLEFORMAT, Int(SAMPLEFORMAT_IEEEFP)),
+                (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK)), (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)),
+            ] {
+                _ = tsr_tiff_set_u16(handle, UInt32(tag), UInt16(value))
+            }
+            for strip in 0..<2 {
+                var rows = Array(values[(strip * 10)..<min(values.count, strip * 10 + 10)])
+                let written = rows.withUnsafeMutableBytes {
+                    TIFFWriteEncodedStrip(handle.pointee.tif, UInt32(strip), $0.baseAddress, tmsize_t($0.count))
+                }
+                #expect(written > 0)
+            }
+            tsr_tiff_close(handle)
+
+            let (info, image) = try ImageFile.load(path: path)
+            #expect(info.isFloat && info.bitsPerSample == 64 && image.depth == .float32)
+            #expect(try image.pixels().samples == values.map(Float.init))
+        }
+    }
+}
