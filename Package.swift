@@ -8,7 +8,9 @@ let package = Package(
         .executable(name: "tessera", targets: ["TesseraCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // 5.x, not 6.x: 6.x stops at the first duplicate key, and graph validation reports them all.
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // MARK: System libraries (headers and link flags from pkg-config)
@@ -24,14 +26,18 @@ let package = Package(
         // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
         .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
 
-        // MARK: Core: regions, pixel buffers, images
+        // MARK: Core: regions, pixel buffers, images, values, the Node protocol and its declarations
         .target(name: "TesseraCore"),
 
         // MARK: Codecs
         .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF"]),
 
+        // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
+        .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),
+        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "Yams"]),
+
         // MARK: Embedding API and command line
-        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO"]),
+        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
@@ -44,6 +50,7 @@ let package = Package(
         .testTarget(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
     ],
     swiftLanguageModes: [.v6]

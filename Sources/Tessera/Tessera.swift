@@ -1,7 +1,20 @@
 @_exported import TesseraCore
+@_exported import TesseraEngine
 @_exported import TesseraIO
+import TesseraNodes
 
 /// The version of Tessera.
 public enum TesseraVersion {
     public static let string = "0.1.0"
+}
+
+extension Catalog {
+    /// A catalog of the nodes that ship with Tessera.
+    public static func builtin() -> Catalog {
+        do {
+            return try Catalog(BuiltinNodes.all)
+        } catch {
+            preconditionFailure("a built-in node breaks the declaration rules: \(error)")
+        }
+    }
 }

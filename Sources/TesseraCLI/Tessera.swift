@@ -5,9 +5,9 @@ import Tessera
 struct TesseraCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
-        abstract: "An image filter graph engine: read, convert and (soon) run graphs of image nodes.",
+        abstract: "An image filter graph engine: run graphs of image nodes, check them, and convert images.",
         version: TesseraVersion.string,
-        subcommands: [Info.self, Convert.self])
+        subcommands: [Run.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self])
 
     static func main() {
         FileSystem.removeTemporaryFilesOnInterrupt()

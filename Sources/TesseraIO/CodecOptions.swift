@@ -72,23 +72,38 @@ public struct EncodeOptions: Sendable {
         }
     }
 
-    func validate(for format: ImageFormat, imageDepth: SampleDepth) throws {
+    /// An option that can be wrong for a format.
+    public enum Option: Sendable, Hashable {
+        case depth, quality, tileSize, compression
+    }
+
+    /// What is wrong with these options for writing `format`, each with the option at fault. Pass the
+    /// image's depth when it is known (it decides whether JPEG-in-TIFF is possible).
+    public func problems(for format: ImageFormat, imageDepth: SampleDepth?) -> [(option: Option, message: String)] {
+        var problems: [(option: Option, message: String)] = []
         if !(1...100).contains(quality) {
-            throw ImageError(message: "quality must be from 1 to 100, not \(quality)")
+            problems.append((.quality, "quality must be from 1 to 100, not \(quality)"))
         }
         if let tileSize, tileSize <= 0 || tileSize % 16 != 0 {
-            throw ImageError(message: "TIFF tile size must be a positive multiple of 16, not \(tileSize)")
+            problems.append((.tileSize, "TIFF tile size must be a positive multiple of 16, not \(tileSize)"))
         }
         switch (format, depth) {
         case (.jpeg, .some(.uint16)), (.jpeg, .some(.float32)):
-            throw ImageError(message: "JPEG holds 8-bit samples only")
+            problems.append((.depth, "JPEG holds 8-bit samples only"))
         case (.png, .some(.float32)):
-            throw ImageError(message: "PNG holds 8- or 16-bit samples, not float")
+            problems.append((.depth, "PNG holds 8- or 16-bit samples, not float"))
         default:
             break
         }
-        if format == .tiff, tiffCompression == .jpeg, resolvedDepth(imageDepth: imageDepth, format: .tiff) != .uint8 {
-            throw ImageError(message: "JPEG compression in TIFF needs 8-bit samples (add --depth 8)")
+        if format == .tiff, tiffCompression == .jpeg, let wanted = depth ?? imageDepth, wanted != .uint8 {
+            problems.append((.compression, "JPEG compression in TIFF needs 8-bit samples (set the depth to 8)"))
+        }
+        return problems
+    }
+
+    func validate(for format: ImageFormat, imageDepth: SampleDepth) throws {
+        if let problem = problems(for: format, imageDepth: imageDepth).first {
+            throw ImageError(message: problem.message)
         }
     }
 

@@ -1,0 +1,113 @@
+/// What a node input port declares.
+public struct InputDeclaration: Sendable {
+    /// The property's name, which is also the key in graph files.
+    public var name: String
+    public var type: PortType
+    /// An optional input may be left unconnected.
+    public var isOptional: Bool
+    public var doc: String
+}
+
+/// What a node output port declares.
+public struct OutputDeclaration: Sendable {
+    public var name: String
+    public var type: PortType
+    public var doc: String
+
+    public init(_ name: String, _ type: PortType, doc: String) {
+        self.name = name
+        self.type = type
+        self.doc = doc
+    }
+}
+
+/// A Swift type an input port can have: `Image`, `Contours`, `[Box]`, `Double`, or an optional of one
+/// (an input that may be left unconnected).
+public protocol InputValue: Sendable {
+    static var portType: PortType { get }
+    static var isOptional: Bool { get }
+    /// The value, if `value` carries this type; an optional input accepts nil.
+    static func from(_ value: NodeValue?) -> Self?
+}
+
+extension InputValue {
+    public static var isOptional: Bool { false }
+}
+
+extension Image: InputValue {
+    public static var portType: PortType { .image }
+    public static func from(_ value: NodeValue?) -> Image? {
+        if case .image(let image)? = value { return image }
+        return nil
+    }
+}
+
+extension Contours: InputValue {
+    public static var portType: PortType { .contours }
+    public static func from(_ value: NodeValue?) -> Contours? {
+        if case .contours(let contours)? = value { return contours }
+        return nil
+    }
+}
+
+extension Array: InputValue where Element == Box {
+    public static var portType: PortType { .boxes }
+    public static func from(_ value: NodeValue?) -> [Box]? {
+        if case .boxes(let boxes)? = value { return boxes }
+        return nil
+    }
+}
+
+extension Double: InputValue {
+    public static var portType: PortType { .number }
+    public static func from(_ value: NodeValue?) -> Double? {
+        if case .number(let number)? = value { return number }
+        return nil
+    }
+}
+
+extension Optional: InputValue where Wrapped: InputValue {
+    public static var portType: PortType { Wrapped.portType }
+    public static var isOptional: Bool { true }
+    public static func from(_ value: NodeValue?) -> Wrapped?? {
+        guard let value else { return .some(nil) }
+        return Wrapped.from(value).map { .some($0) }
+    }
+}
+
+/// Declares a node input port; the property's type is the port's type.
+///
+///     @Input(doc: "The image to blur.") var input: Image
+///     @Input(doc: "Shown where the mask is 0; transparent if unconnected.") var background: Image?
+@propertyWrapper
+public struct Input<Value: InputValue>: InputField {
+    public let declaration: InputDeclaration
+    private var value: Value?
+
+    public var wrappedValue: Value {
+        guard let value else { preconditionFailure("input read before the engine connected it") }
+        return value
+    }
+
+    public init(doc: String) {
+        declaration = InputDeclaration(name: "", type: Value.portType, isOptional: Value.isOptional, doc: doc)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        throw NodeConfigurationError("inputs are connected by the Tessera engine")
+    }
+
+    public func connecting(_ newValue: NodeValue?) -> Input<Value>? {
+        guard let typed = Value.from(newValue) else { return nil }
+        var copy = self
+        copy.value = typed
+        return copy
+    }
+}
+
+/// An ``Input`` seen without its value type, as the engine handles it.
+public protocol InputField: Sendable, Decodable {
+    var declaration: InputDeclaration { get }
+    /// A copy holding `value`; nil if `value` has the wrong type (or is missing for a required input).
+    func connecting(_ value: NodeValue?) -> Self?
+}

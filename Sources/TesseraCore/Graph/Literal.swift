@@ -1,0 +1,53 @@
+/// A parameter value as a graph file or the command line writes it, before it is given a type.
+///
+/// The graph parser turns YAML and JSON scalars into literals with YAML's rules (`8` is an integer,
+/// `"8"` a string, `true` a boolean); a ``ParameterValue`` then checks and converts one.
+public enum Literal: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    case list([Literal])
+    case mapping([String: Literal])
+
+    /// What kind of value this is, for messages: "a number", "a string", ...
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .number: "a number"
+        case .string: "a string"
+        case .list: "a list"
+        case .mapping: "a mapping"
+        }
+    }
+
+    /// The value as a number, if it is one.
+    public var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    /// The value in YAML flow syntax, as a user would write it: `2.5`, `[0, 0, 0, 2]`, `photo.png`.
+    public var text: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .integer(let value): return String(value)
+        case .number(let value):
+            if value.isInfinite { return value < 0 ? "-.inf" : ".inf" }
+            if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+            return String(value)
+        case .string(let value): return value
+        case .list(let items): return "[" + items.map(\.text).joined(separator: ", ") + "]"
+        case .mapping(let entries):
+            let body = entries.keys.sorted().map { "\($0): \(entries[$0]?.text ?? "")" }
+            return "{" + body.joined(separator: ", ") + "}"
+        }
+    }
+
+}

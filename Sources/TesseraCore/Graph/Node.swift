@@ -1,0 +1,100 @@
+/// How a node reads its inputs: all the scheduler needs to know to feed it.
+public enum AccessPattern: String, Sendable, CaseIterable {
+    /// Makes pixels from nothing upstream (load, constant): knows its extent, fills any region.
+    case source
+    /// Each output pixel from the same input pixel (contrast, colorMatrix).
+    case point
+    /// Each output pixel from a neighbourhood of input pixels (gaussianBlur).
+    case area
+    /// Moves pixels (crop, resize): maps output regions to input regions.
+    case geometry
+    /// Reads the whole input once, then serves results (saliency, normalize).
+    case global
+    /// Consumes its input (save).
+    case sink
+
+    /// One line for docs and `tessera nodes`.
+    public var summary: String {
+        switch self {
+        case .source: "makes pixels for any region"
+        case .point: "each output pixel from the same input pixel"
+        case .area: "each output pixel from a neighbourhood of input pixels"
+        case .geometry: "maps output regions to input regions"
+        case .global: "reads the whole input once, then serves its results"
+        case .sink: "consumes its input"
+        }
+    }
+}
+
+/// What a node type says about itself besides its parameters and inputs (which its properties declare).
+public struct NodeInfo: Sendable {
+    /// The node's name in graph files: lowerCamelCase, as `gaussianBlur`.
+    public var op: String
+    /// One sentence.
+    public var summary: String
+    public var access: AccessPattern
+    /// Output ports; the first is the one a bare reference (`input: photo`) means.
+    public var outputs: [OutputDeclaration]
+    /// The `nodes:` entries of a small graph that uses the node, in YAML. Tests check that it validates.
+    public var example: String
+
+    public init(op: String, summary: String, access: AccessPattern, outputs: [OutputDeclaration], example: String) {
+        self.op = op
+        self.summary = summary
+        self.access = access
+        self.outputs = outputs
+        self.example = example
+    }
+}
+
+/// A node type. Its stored properties are its interface: each ``Parameter`` and ``Input`` property
+/// declares one parameter or input port, under the property's name. The engine creates a node with
+/// its parameters and inputs set, then calls ``run()``.
+///
+///     struct Invert: Node {
+///         static let info = NodeInfo(op: "invert", summary: "...", access: .point, outputs: [...], example: "...")
+///         @Input(doc: "The image to invert.") var input: Image
+///         @Parameter(doc: "How much to invert.", range: 0...1) var amount = 1.0
+///         func run() throws -> NodeOutputs { ... }
+///     }
+///
+/// Declare nothing else as stored properties: the engine sets them by reflection (as swift-argument-
+/// parser does), through the `Decodable` conformance Swift writes for the type.
+public protocol Node: Decodable, Sendable {
+    static var info: NodeInfo { get }
+    init()
+    /// Checks parameters against each other (a save path's format and its options). Inputs are not
+    /// connected yet. Throw ``NodeProblem`` naming the parameter at fault.
+    func validate() throws(NodeProblem)
+    /// Computes the outputs from the inputs and parameters.
+    func run() throws -> NodeOutputs
+}
+
+extension Node {
+    public func validate() throws(NodeProblem) {}
+}
+
+/// A problem with a node's parameters, found by ``Node/validate()``.
+public struct NodeProblem: Error, Sendable {
+    /// The parameter whose position the message points at.
+    public var parameter: String
+    public var message: String
+
+    public init(parameter: String, _ message: String) {
+        self.parameter = parameter
+        self.message = message
+    }
+}
+
+/// The values a node's run produced, by output name.
+public struct NodeOutputs: Sendable {
+    public var values: [String: NodeValue]
+
+    public init(_ values: [String: NodeValue]) { self.values = values }
+
+    /// The only output of a node with one.
+    public init(_ value: NodeValue) { values = ["": value] }
+
+    /// A sink's outputs: none.
+    public static let none = NodeOutputs([:])
+}

@@ -1,0 +1,249 @@
+/// Why a parameter value was refused: the text of the message, without the node or parameter name
+/// (the engine adds those, with the file position).
+public struct ParameterProblem: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// What relative paths in parameter values resolve against.
+public struct ParameterContext: Sendable {
+    /// The graph file's folder for values written in a graph; the current folder for `--set` values.
+    public var baseFolder: String
+
+    public init(baseFolder: String) { self.baseFolder = baseFolder }
+
+    /// `path` resolved against ``baseFolder``, with `.` and `folder/..` segments removed.
+    public func resolve(_ path: String) -> String {
+        let joined = path.hasPrefix("/") || baseFolder.isEmpty ? path : baseFolder + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." {
+                parts.removeLast()
+                continue
+            }
+            parts.append(part)
+        }
+        let body = parts.joined(separator: "/")
+        if joined.hasPrefix("/") { return "/" + body }
+        return body.isEmpty ? "." : body
+    }
+}
+
+/// The type of a parameter, as the catalog, the docs and the JSON Schema show it.
+public enum ParameterType: Sendable, Equatable {
+    case number
+    case integer
+    case boolean
+    case string
+    /// One of a fixed set of words.
+    case choice([String])
+    /// A file to read (`isOutput` false) or to write.
+    case path(isOutput: Bool)
+    /// A list of numbers; its length is the default value's, when there is one.
+    case numbers(count: Int?)
+    /// A rectangle `[x, y, width, height]` in pixels.
+    case rect
+
+    /// The type in words: "number", "one of none, lzw", "list of 4 numbers".
+    public var name: String {
+        switch self {
+        case .number: "number"
+        case .integer: "integer"
+        case .boolean: "boolean"
+        case .string: "string"
+        case .choice(let words): "one of " + words.joined(separator: ", ")
+        case .path(let isOutput): isOutput ? "output path" : "path"
+        case .numbers(let count?): "list of \(count) numbers"
+        case .numbers(nil): "list of numbers"
+        case .rect: "rectangle [x, y, width, height]"
+        }
+    }
+}
+
+/// A Swift type a node parameter can have: it says how to read one from a graph literal, how to
+/// write it back, and which upstream outputs may supply it.
+public protocol ParameterValue: Sendable {
+    static var parameterType: ParameterType { get }
+    /// Port types whose output can supply this parameter (`rect: {from: heat.boxes}`); empty if none.
+    static var upstreamTypes: [PortType] { get }
+
+    /// Reads a value written in a graph file or on the command line.
+    init(literal: Literal, context: ParameterContext) throws(ParameterProblem)
+    /// Takes a value from an upstream output of one of ``upstreamTypes``.
+    init(upstream: NodeValue) throws(ParameterProblem)
+    /// The value as a graph would write it (defaults in docs, the catalog and the schema).
+    var literal: Literal { get }
+    /// The numbers a declared range applies to.
+    var rangeCheckedNumbers: [Double] { get }
+}
+
+extension ParameterValue {
+    public static var upstreamTypes: [PortType] { [] }
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        throw ParameterProblem("cannot take its value from \(upstream.type.phrase)")
+    }
+    public var rangeCheckedNumbers: [Double] { [] }
+}
+
+func expected(_ what: String, found literal: Literal) -> ParameterProblem {
+    let shown: String
+    switch literal {
+    case .string(let text): shown = " '\(text)'"
+    case .integer, .number, .bool: shown = " (\(literal.text))"
+    default: shown = ""
+    }
+    return ParameterProblem("expected \(what), found \(literal.kindName)\(shown)")
+}
+
+extension Double: ParameterValue {
+    public static var parameterType: ParameterType { .number }
+    public static var upstreamTypes: [PortType] { [.number] }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        guard let number = literal.number, number.isFinite else { throw expected("a number", found: literal) }
+        self = number
+    }
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        guard case .number(let number) = upstream else {
+            throw ParameterProblem("expected a number, got \(upstream.type.phrase)")
+        }
+        self = number
+    }
+    public var literal: Literal { .number(self) }
+    public var rangeCheckedNumbers: [Double] { [self] }
+}
+
+extension Int: ParameterValue {
+    public static var parameterType: ParameterType { .integer }
+    public static var upstreamTypes: [PortType] { [.number] }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        switch literal {
+        case .integer(let value): self = value
+        case .number(let value) where value == value.rounded() && abs(value) < 9e15: self = Int(value)
+        default: throw expected("an integer", found: literal)
+        }
+    }
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        guard case .number(let number) = upstream, number == number.rounded(), abs(number) < 9e15 else {
+            throw ParameterProblem("expected an integer, got \(upstream.type.phrase)")
+        }
+        self = Int(number)
+    }
+    public var literal: Literal { .integer(self) }
+    public var rangeCheckedNumbers: [Double] { [Double(self)] }
+}
+
+extension Bool: ParameterValue {
+    public static var parameterType: ParameterType { .boolean }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        guard case .bool(let value) = literal else { throw expected("true or false", found: literal) }
+        self = value
+    }
+    public var literal: Literal { .bool(self) }
+}
+
+extension String: ParameterValue {
+    public static var parameterType: ParameterType { .string }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        guard case .string(let value) = literal else { throw expected("a string", found: literal) }
+        self = value
+    }
+    public var literal: Literal { .string(self) }
+}
+
+extension Array: ParameterValue where Element == Double {
+    public static var parameterType: ParameterType { .numbers(count: nil) }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        guard case .list(let items) = literal else { throw expected("a list of numbers", found: literal) }
+        var numbers: [Double] = []
+        for item in items {
+            guard let number = item.number, number.isFinite else {
+                throw expected("a list of numbers", found: item)
+            }
+            numbers.append(number)
+        }
+        self = numbers
+    }
+    public var literal: Literal { .list(map { .number($0) }) }
+    public var rangeCheckedNumbers: [Double] { self }
+}
+
+extension Rect: ParameterValue {
+    public static var parameterType: ParameterType { .rect }
+    public static var upstreamTypes: [PortType] { [.boxes] }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        let what = "a rectangle [x, y, width, height] of integers"
+        guard case .list(let items) = literal, items.count == 4 else { throw expected(what, found: literal) }
+        var values: [Int] = []
+        for item in items {
+            guard case .integer(let value) = item else { throw expected(what, found: item) }
+            values.append(value)
+        }
+        guard values[2] > 0, values[3] > 0 else {
+            throw ParameterProblem("a rectangle needs a positive width and height, got \(values[2])x\(values[3])")
+        }
+        self.init(x: values[0], y: values[1], width: values[2], height: values[3])
+    }
+    /// The most confident box (the first), grown to whole pixels.
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        guard case .boxes(let boxes) = upstream else {
+            throw ParameterProblem("expected boxes, got \(upstream.type.phrase)")
+        }
+        guard let box = boxes.first else { throw ParameterProblem("the upstream node found no boxes") }
+        self = box.enclosingRect
+    }
+    public var literal: Literal { .list([.integer(x), .integer(y), .integer(width), .integer(height)]) }
+}
+
+/// A file a node reads. Relative paths resolve against the graph file's folder.
+public struct FilePath: ParameterValue, Equatable {
+    /// The path as written.
+    public var written: String
+    /// The path to open.
+    public var resolved: String
+
+    public static var parameterType: ParameterType { .path(isOutput: false) }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        guard case .string(let text) = literal, !text.isEmpty else { throw expected("a file path", found: literal) }
+        written = text
+        resolved = context.resolve(text)
+    }
+    public var literal: Literal { .string(written) }
+}
+
+/// A file a node writes. Relative paths resolve against the graph file's folder.
+public struct OutputPath: ParameterValue, Equatable {
+    public var written: String
+    public var resolved: String
+
+    public static var parameterType: ParameterType { .path(isOutput: true) }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        let path = try FilePath(literal: literal, context: context)
+        written = path.written
+        resolved = path.resolved
+    }
+    public var literal: Literal { .string(written) }
+}
+
+/// A parameter that is one of a fixed set of words: declare a `String` enum conforming to this.
+///
+///     enum Interpolation: String, ParameterChoice { case nearest, bilinear }
+public protocol ParameterChoice: ParameterValue, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension ParameterChoice {
+    public static var parameterType: ParameterType { .choice(allCases.map(\.rawValue)) }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        let words = Self.allCases.map(\.rawValue)
+        let text: String
+        switch literal {
+        case .string(let value): text = value
+        case .integer, .number: text = literal.text  // `depth: 16` names the choice "16"
+        default: throw expected("one of " + words.joined(separator: ", "), found: literal)
+        }
+        guard let value = Self(rawValue: text) else {
+            throw ParameterProblem("'\(text)' is not one of " + words.joined(separator: ", "))
+        }
+        self = value
+    }
+    public var literal: Literal { .string(rawValue) }
+}

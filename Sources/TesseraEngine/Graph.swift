@@ -1,0 +1,131 @@
+import Foundation
+import TesseraCore
+
+/// A validated graph: every node typed and connected, in an order where each node comes after the nodes
+/// it reads (file order where the connections allow).
+public struct Graph: Sendable {
+    /// The graph file as the user named it.
+    public var file: String
+    public var nodes: [GraphNode]
+    /// Problems that do not stop the graph from running (an output nobody uses).
+    public var warnings: [Diagnostic]
+
+    public func node(named name: String) -> GraphNode? { nodes.first { $0.name == name } }
+}
+
+/// One node of a validated graph.
+public struct GraphNode: Sendable {
+    public var name: String
+    /// Where the node's name is written.
+    public var location: SourceLocation
+    public var declaration: NodeDeclaration
+    /// Connected inputs, by input name.
+    public var inputs: [String: PortReference]
+    /// The parameters the graph or the command line sets, by name; the others keep their defaults.
+    public var parameters: [String: ParameterSetting]
+
+    /// Every reference this node reads: its inputs, then parameters taken from upstream outputs.
+    public var references: [PortReference] {
+        let fromParameters = parameters.keys.sorted().compactMap { name -> PortReference? in
+            if case .upstream(let reference) = parameters[name]?.source { return reference }
+            return nil
+        }
+        return inputs.keys.sorted().compactMap { inputs[$0] } + fromParameters
+    }
+}
+
+/// An output of another node: `photo` (its first output) or `heat.boxes`.
+public struct PortReference: Sendable, Equatable {
+    public var node: String
+    /// The output's name, filled in when the reference names only the node.
+    public var port: String
+    /// True when the file names the port (`heat.boxes`), false for a bare node name.
+    public var namesPort: Bool
+    public var location: SourceLocation
+
+    /// `node` or `node.port`, as written.
+    public var text: String { namesPort ? "\(node).\(port)" : node }
+}
+
+/// A parameter's value in a graph: written there (or with `--set`), or taken from an upstream output.
+public struct ParameterSetting: Sendable {
+    public enum Source: Sendable {
+        case value(any ParameterValue)
+        case upstream(PortReference)
+    }
+
+    public var source: Source
+    /// Where the value is written (for `--set`, the option).
+    public var location: SourceLocation
+
+    /// The value as written, for `tessera dot`.
+    public var text: String {
+        switch source {
+        case .value(let value): value.literal.text
+        case .upstream(let reference): "from \(reference.text)"
+        }
+    }
+}
+
+/// `--set NODE.PARAM=VALUE`: a parameter value given on the command line, read like one in the file
+/// but with relative paths resolved against the current folder.
+public struct ParameterOverride: Sendable {
+    public var node: String
+    public var parameter: String
+    public var value: String
+    /// The option as given, which messages name.
+    public var text: String
+
+    /// Reads `NODE.PARAM=VALUE`.
+    public init(parsing text: String) throws(GraphErrors) {
+        self.text = text
+        let location = SourceLocation(file: "--set \(text)")
+        guard let equals = text.firstIndex(of: "="), let dot = text[..<equals].firstIndex(of: "."),
+            dot > text.startIndex, text.index(after: dot) < equals
+        else {
+            throw GraphErrors(diagnostics: [.error(location, "expected NODE.PARAMETER=VALUE, as in soft.sigma=8")])
+        }
+        node = String(text[..<dot])
+        parameter = String(text[text.index(after: dot)..<equals])
+        value = String(text[text.index(after: equals)...])
+    }
+
+    var location: SourceLocation { SourceLocation(file: "--set \(text)") }
+}
+
+extension Graph {
+    /// Reads and validates the graph file at `path` (YAML, or JSON when it ends in `.json`).
+    ///
+    /// - Throws: ``GraphErrors`` with every problem found (warnings included) when there is an error.
+    public static func load(path: String, catalog: Catalog, overrides: [ParameterOverride] = []) throws(GraphErrors)
+        -> Graph
+    {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+            throw GraphErrors(diagnostics: [.error(SourceLocation(file: path), reason)])
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        return try parse(text, file: path, baseFolder: folder, catalog: catalog, overrides: overrides)
+    }
+
+    /// Validates graph text. Relative paths in it resolve against `baseFolder`; `file` names it in messages.
+    public static func parse(
+        _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = []
+    ) throws(GraphErrors) -> Graph {
+        let (document, parseDiagnostics) = DocumentParser.parse(text, file: file)
+        var validator = GraphValidator(
+            file: file, catalog: catalog, context: ParameterContext(baseFolder: baseFolder),
+            diagnostics: parseDiagnostics)
+        let nodes = document.flatMap { validator.validate($0, overrides: overrides) }
+        let diagnostics = validator.diagnostics.enumerated().sorted {
+            ($0.element.location, $0.offset) < ($1.element.location, $1.offset)
+        }.map(\.element)
+        guard let nodes, !diagnostics.contains(where: { $0.severity == .error }) else {
+            throw GraphErrors(diagnostics: diagnostics)
+        }
+        return Graph(file: file, nodes: nodes, warnings: diagnostics)
+    }
+}

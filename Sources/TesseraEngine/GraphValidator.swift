@@ -1,0 +1,520 @@
+import TesseraCore
+
+/// Checks a parsed graph document against the catalog and builds its nodes, collecting every problem.
+struct GraphValidator {
+    static let supportedVersion = 1
+    let file: String
+    let catalog: Catalog
+    /// Where relative paths written in the file resolve.
+    let context: ParameterContext
+    var diagnostics: [Diagnostic]
+
+    /// A node as written, before its connections are checked. `declaration` is nil when its op is unknown.
+    private struct Draft {
+        var name: String
+        var location: SourceLocation
+        var declaration: NodeDeclaration?
+        var inputs: [String: PortReference] = [:]
+        var parameters: [String: ParameterSetting] = [:]
+        var valueLocations: [String: SourceLocation] = [:]
+        var hasErrors = false
+    }
+
+    private mutating func error(_ location: SourceLocation, _ message: String) {
+        diagnostics.append(.error(location, message))
+    }
+
+    /// The graph's nodes in running order, or nil when an error was found.
+    mutating func validate(_ root: DocumentValue, overrides: [ParameterOverride]) -> [GraphNode]? {
+        guard case .mapping(let entries, let rootLocation) = root else {
+            error(root.location, "a graph is a mapping with 'version' and 'nodes', not \(root.literal.kindName)")
+            return nil
+        }
+        var nodesValue: DocumentValue?
+        var sawVersion = false
+        for entry in entries {
+            switch entry.key {
+            case "version":
+                sawVersion = true
+                checkVersion(entry.value)
+            case "nodes":
+                nodesValue = entry.value
+            default:
+                error(
+                    entry.keyLocation,
+                    "unknown key '\(entry.key)' (a graph has 'version' and 'nodes')"
+                        + Suggestion.didYouMean(entry.key, in: ["version", "nodes"]))
+            }
+        }
+        if !sawVersion {
+            error(rootLocation, "missing 'version: \(Self.supportedVersion)' (the version of the graph format)")
+        }
+        guard let nodesValue else {
+            error(rootLocation, "missing 'nodes' (a mapping from node names to nodes)")
+            return nil
+        }
+        guard case .mapping(let nodeEntries, let nodesLocation) = nodesValue else {
+            error(nodesValue.location, "'nodes' must map node names to nodes, not be \(nodesValue.literal.kindName)")
+            return nil
+        }
+        if nodeEntries.isEmpty { error(nodesLocation, "the graph has no nodes") }
+
+        var drafts = nodeEntries.map { draft(for: $0) }
+        apply(overrides, to: &drafts)
+        checkRequired(&drafts)
+        checkReferences(&drafts)
+        guard let order = runningOrder(drafts) else { return nil }
+        checkNodes(&drafts)
+        guard !diagnostics.contains(where: { $0.severity == .error }) else { return nil }
+        // Only for graphs without errors: a misspelt reference would make its target look unused.
+        warnUnused(drafts)
+        return order.compactMap { index in
+            let draft = drafts[index]
+            guard let declaration = draft.declaration else { return nil }
+            return GraphNode(
+                name: draft.name, location: draft.location, declaration: declaration, inputs: draft.inputs,
+                parameters: draft.parameters)
+        }
+    }
+
+    private mutating func checkVersion(_ value: DocumentValue) {
+        switch value {
+        case .scalar(.integer(Self.supportedVersion), _):
+            break
+        case .scalar(.integer(let version), let location):
+            error(location, "unsupported version \(version); this Tessera reads version \(Self.supportedVersion)")
+        default:
+            error(
+                value.location, "'version' must be the number \(Self.supportedVersion), not \(value.literal.kindName)")
+        }
+    }
+
+    // MARK: Nodes as written
+
+    static func isNodeName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" || $0 == "-")
+        }
+    }
+
+    private mutating func draft(for entry: DocumentEntry) -> Draft {
+        var draft = Draft(name: entry.key, location: entry.keyLocation)
+        if !Self.isNodeName(entry.key) {
+            error(
+                entry.keyLocation,
+                "'\(entry.key)' is not a valid node name: use letters, digits, '_' and '-', starting with a letter")
+            draft.hasErrors = true
+        }
+        guard case .mapping(let fields, _) = entry.value else {
+            error(
+                entry.value.location,
+                "node '\(entry.key)' must be a mapping with 'op', inputs and parameters (as {op: load, path: a.png}), "
+                    + "not \(entry.value.literal.kindName)")
+            draft.hasErrors = true
+            return draft
+        }
+        guard let opField = fields.first(where: { $0.key == "op" }) else {
+            error(entry.keyLocation, "node '\(entry.key)' has no 'op' (the kind of node, as op: load)")
+            draft.hasErrors = true
+            return draft
+        }
+        guard let op = opField.value.string else {
+            error(opField.value.location, "'op' must name a kind of node, not be \(opField.value.literal.kindName)")
+            draft.hasErrors = true
+            return draft
+        }
+        guard let declaration = catalog.declaration(op: op) else {
+            let hint = Suggestion.nearest(to: op, in: catalog.ops).map { "did you mean '\($0)'?" }
+            error(opField.value.location, "unknown op '\(op)'; " + (hint ?? "`tessera nodes` lists them"))
+            draft.hasErrors = true
+            return draft
+        }
+        draft.declaration = declaration
+        for field in fields where field.key != "op" {
+            if declaration.input(named: field.key) != nil {
+                if let reference = reference(field.value, for: "input '\(field.key)' of '\(entry.key)'") {
+                    draft.inputs[field.key] = reference
+                } else {
+                    draft.hasErrors = true
+                }
+            } else if declaration.parameter(named: field.key) != nil {
+                if let setting = setting(field.value, parameter: field.key, node: entry.key, declaration: declaration) {
+                    draft.parameters[field.key] = setting
+                } else {
+                    draft.hasErrors = true
+                }
+            } else {
+                error(field.keyLocation, unknownKey(field.key, node: entry.key, declaration: declaration))
+                draft.hasErrors = true
+            }
+            draft.valueLocations[field.key] = field.value.location
+        }
+        return draft
+    }
+
+    private func unknownKey(_ key: String, node: String, declaration: NodeDeclaration) -> String {
+        let names = declaration.inputs.map(\.name) + declaration.parameters.map(\.name)
+        let valid = names.isEmpty ? "it takes none" : "it takes " + names.joined(separator: ", ")
+        return "\(declaration.op) node '\(node)' has no input or parameter '\(key)' (\(valid))"
+            + Suggestion.didYouMean(key, in: names)
+    }
+
+    /// `photo` or `heat.boxes`; nil (with an error) for anything else.
+    private mutating func reference(_ value: DocumentValue, for what: String) -> PortReference? {
+        guard let text = value.string else {
+            error(value.location, "\(what) must name a node (as photo or heat.boxes), not \(value.literal.kindName)")
+            return nil
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard (1...2).contains(parts.count), parts.allSatisfy(Self.isNodeName) else {
+            error(value.location, "\(what): '\(text)' is not a node name or node.output")
+            return nil
+        }
+        return PortReference(
+            node: parts[0], port: parts.count == 2 ? parts[1] : "", namesPort: parts.count == 2,
+            location: value.location)
+    }
+
+    private mutating func setting(
+        _ value: DocumentValue, parameter: String, node: String, declaration: NodeDeclaration
+    ) -> ParameterSetting? {
+        if case .mapping(let entries, _) = value, entries.contains(where: { $0.key == "from" }) {
+            for entry in entries where entry.key != "from" {
+                error(entry.keyLocation, "unknown key '\(entry.key)' in {from: ...}; it takes only 'from'")
+                return nil
+            }
+            guard let from = entries.first?.value,
+                let reference = reference(from, for: "'from' of \(node).\(parameter)")
+            else { return nil }
+            return ParameterSetting(source: .upstream(reference), location: value.location)
+        }
+        return typed(
+            value.literal, at: value.location, parameter: parameter, node: node, declaration: declaration,
+            context: context)
+    }
+
+    private mutating func typed(
+        _ literal: Literal, at location: SourceLocation, parameter: String, node: String,
+        declaration: NodeDeclaration, context: ParameterContext
+    ) -> ParameterSetting? {
+        guard let field = declaration.parameterFields[parameter] else { return nil }
+        do {
+            let value = try field.typed(literal, context: context)
+            return ParameterSetting(source: .value(value), location: location)
+        } catch {
+            self.error(location, "\(node).\(parameter): \(error.message)")
+            return nil
+        }
+    }
+
+    // MARK: --set
+
+    private mutating func apply(_ overrides: [ParameterOverride], to drafts: inout [Draft]) {
+        let cwd = ParameterContext(baseFolder: "")
+        for override in overrides {
+            guard let index = drafts.firstIndex(where: { $0.name == override.node }) else {
+                error(
+                    override.location,
+                    "no node '\(override.node)'" + Suggestion.didYouMean(override.node, in: drafts.map(\.name)))
+                continue
+            }
+            guard let declaration = drafts[index].declaration else { continue }
+            guard declaration.parameter(named: override.parameter) != nil else {
+                if declaration.input(named: override.parameter) != nil {
+                    error(
+                        override.location,
+                        "'\(override.parameter)' is an input of \(declaration.op) node '\(override.node)'; "
+                            + "--set sets parameters")
+                } else {
+                    let names = declaration.parameters.map(\.name)
+                    error(
+                        override.location,
+                        "\(declaration.op) node '\(override.node)' has no parameter '\(override.parameter)' (it takes "
+                            + (names.isEmpty ? "none" : names.joined(separator: ", ")) + ")"
+                            + Suggestion.didYouMean(override.parameter, in: names))
+                }
+                continue
+            }
+            guard let literal = DocumentParser.parseValue(override.value) else {
+                error(override.location, "cannot read the value '\(override.value)'")
+                continue
+            }
+            if let setting = typed(
+                literal, at: override.location, parameter: override.parameter, node: override.node,
+                declaration: declaration, context: cwd)
+            {
+                drafts[index].parameters[override.parameter] = setting
+                drafts[index].valueLocations[override.parameter] = override.location
+            } else {
+                drafts[index].hasErrors = true
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    private mutating func checkRequired(_ drafts: inout [Draft]) {
+        for index in drafts.indices {
+            guard let declaration = drafts[index].declaration else { continue }
+            let draft = drafts[index]
+            for input in declaration.inputs where !input.isOptional && draft.valueLocations[input.name] == nil {
+                error(
+                    draft.location,
+                    "\(declaration.op) node '\(draft.name)' needs input '\(input.name)' (\(input.type.phrase))")
+                drafts[index].hasErrors = true
+            }
+            // A parameter whose value was refused has its own error already.
+            for parameter in declaration.parameters
+            where parameter.isRequired && draft.valueLocations[parameter.name] == nil {
+                error(
+                    draft.location,
+                    "\(declaration.op) node '\(draft.name)' needs parameter '\(parameter.name)' (\(parameter.type.name))"
+                )
+                drafts[index].hasErrors = true
+            }
+        }
+    }
+
+    private mutating func checkReferences(_ drafts: inout [Draft]) {
+        let names = drafts.map(\.name)
+        for index in drafts.indices {
+            let draft = drafts[index]
+            guard let declaration = draft.declaration else { continue }
+            for (input, reference) in draft.inputs.sorted(by: { $0.key < $1.key }) {
+                let wanted = declaration.input(named: input)?.type
+                let what = "input '\(input)' of '\(draft.name)' (\(declaration.op)) takes \(wanted?.phrase ?? "?")"
+                if let resolved = resolve(
+                    reference, in: drafts, names: names, accepting: wanted.map { [$0] } ?? [],
+                    what: what)
+                {
+                    drafts[index].inputs[input] = resolved
+                } else {
+                    drafts[index].hasErrors = true
+                }
+            }
+            for (parameter, setting) in draft.parameters.sorted(by: { $0.key < $1.key }) {
+                guard case .upstream(let reference) = setting.source,
+                    let declared = declaration.parameter(named: parameter)
+                else { continue }
+                guard !declared.upstreamTypes.isEmpty else {
+                    error(
+                        setting.location,
+                        "\(draft.name).\(parameter): a \(declared.type.name) parameter cannot take its value from another node"
+                    )
+                    drafts[index].hasErrors = true
+                    continue
+                }
+                let phrases = declared.upstreamTypes.map(\.phrase).joined(separator: " or ")
+                let what = "parameter '\(parameter)' of '\(draft.name)' (\(declaration.op)) takes \(phrases)"
+                if let resolved = resolve(
+                    reference, in: drafts, names: names, accepting: declared.upstreamTypes,
+                    what: what)
+                {
+                    drafts[index].parameters[parameter]?.source = .upstream(resolved)
+                } else {
+                    drafts[index].hasErrors = true
+                }
+            }
+        }
+    }
+
+    /// The reference with its port filled in, if it names an existing output of an accepted type.
+    private mutating func resolve(
+        _ reference: PortReference, in drafts: [Draft], names: [String], accepting types: [PortType], what: String
+    ) -> PortReference? {
+        guard let target = drafts.first(where: { $0.name == reference.node }) else {
+            error(reference.location, "no node '\(reference.node)'" + Suggestion.didYouMean(reference.node, in: names))
+            return nil
+        }
+        guard let declaration = target.declaration else { return nil }  // its own error is reported
+        let outputs = declaration.outputs
+        guard !outputs.isEmpty else {
+            error(reference.location, "\(declaration.op) node '\(target.name)' has no outputs to read")
+            return nil
+        }
+        var resolved = reference
+        if reference.namesPort {
+            guard declaration.output(named: reference.port) != nil else {
+                let names = outputs.map(\.name)
+                error(
+                    reference.location,
+                    "\(declaration.op) node '\(target.name)' has no output '\(reference.port)' (its outputs: "
+                        + names.joined(separator: ", ") + ")" + Suggestion.didYouMean(reference.port, in: names))
+                return nil
+            }
+        } else {
+            resolved.port = outputs[0].name
+        }
+        guard let given = declaration.output(named: resolved.port)?.type else { return nil }
+        guard types.contains(given) else {
+            error(reference.location, "\(what), but '\(reference.text)' (\(declaration.op)) gives \(given.phrase)")
+            return nil
+        }
+        return resolved
+    }
+
+    /// Node indices with every node after those it reads, or nil (with an error per cycle) when nodes
+    /// read each other in a cycle.
+    private mutating func runningOrder(_ drafts: [Draft]) -> [Int]? {
+        let index = Dictionary(drafts.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let edges: [[Int]] = drafts.map { draft in
+            let references =
+                Array(draft.inputs.values)
+                + draft.parameters.values.compactMap {
+                    if case .upstream(let reference) = $0.source { return reference }
+                    return nil
+                }
+            return Array(Set(references.compactMap { index[$0.node] })).sorted()
+        }
+        var cycles = 0
+        for component in StronglyConnected.components(edges) {
+            let isCycle = component.count > 1 || edges[component[0]].contains(component[0])
+            guard isCycle else { continue }
+            cycles += 1
+            let members = component.sorted()
+            let path = StronglyConnected.cycle(through: members, edges: edges).map { "'\(drafts[$0].name)'" }
+            error(
+                drafts[members[0]].location,
+                "these nodes read each other in a cycle: " + path.joined(separator: " -> "))
+        }
+        guard cycles == 0 else { return nil }
+        // Kahn's algorithm, taking the earliest ready node in file order each time.
+        var remaining = edges.map(\.count)
+        var readers = [[Int]](repeating: [], count: drafts.count)
+        for (reader, sources) in edges.enumerated() { for source in sources { readers[source].append(reader) } }
+        var ready = Set(remaining.indices.filter { remaining[$0] == 0 })
+        var order: [Int] = []
+        while let next = ready.min() {
+            ready.remove(next)
+            order.append(next)
+            for reader in readers[next] {
+                remaining[reader] -= 1
+                if remaining[reader] == 0 { ready.insert(reader) }
+            }
+        }
+        return order
+    }
+
+    // MARK: The nodes' own checks
+
+    /// Runs each node's `validate()` on its parameters, where they are all known before running.
+    private mutating func checkNodes(_ drafts: inout [Draft]) {
+        for draft in drafts where !draft.hasErrors {
+            guard let declaration = draft.declaration else { continue }
+            var values: [String: any ParameterValue] = [:]
+            for (name, setting) in draft.parameters {
+                guard case .value(let value) = setting.source else { continue }
+                values[name] = value
+            }
+            guard values.count == draft.parameters.count else { continue }  // some come from upstream: at run time
+            do {
+                let node = try declaration.instantiate(parameters: values, inputs: [:])
+                try node.validate()
+            } catch let problem as NodeProblem {
+                error(
+                    draft.valueLocations[problem.parameter] ?? draft.location,
+                    "\(draft.name).\(problem.parameter): \(problem.message)")
+            } catch {
+                self.error(draft.location, "\(declaration.op) node '\(draft.name)': \(error)")
+            }
+        }
+    }
+
+    private mutating func warnUnused(_ drafts: [Draft]) {
+        var read = Set<String>()
+        for draft in drafts {
+            for reference in draft.inputs.values { read.insert(reference.node) }
+            for setting in draft.parameters.values {
+                if case .upstream(let reference) = setting.source { read.insert(reference.node) }
+            }
+        }
+        for draft in drafts where !read.contains(draft.name) {
+            guard let declaration = draft.declaration, !declaration.outputs.isEmpty else { continue }
+            diagnostics.append(
+                .warning(draft.location, "nothing reads the output of \(declaration.op) node '\(draft.name)'"))
+        }
+    }
+}
+
+/// Tarjan's strongly connected components, for cycle reports.
+enum StronglyConnected {
+    /// Components of the graph whose node `i` has edges to `edges[i]`.
+    static func components(_ edges: [[Int]]) -> [[Int]] {
+        var index = [Int?](repeating: nil, count: edges.count)
+        var low = [Int](repeating: 0, count: edges.count)
+        var onStack = [Bool](repeating: false, count: edges.count)
+        var stack: [Int] = []
+        var next = 0
+        var result: [[Int]] = []
+
+        func visit(_ node: Int) {
+            index[node] = next
+            low[node] = next
+            next += 1
+            stack.append(node)
+            onStack[node] = true
+            for target in edges[node] {
+                if let targetIndex = index[target] {
+                    if onStack[target] { low[node] = min(low[node], targetIndex) }
+                } else {
+                    visit(target)
+                    low[node] = min(low[node], low[target])
+                }
+            }
+            if low[node] == index[node] {
+                var component: [Int] = []
+                while let top = stack.popLast() {
+                    onStack[top] = false
+                    component.append(top)
+                    if top == node { break }
+                }
+                result.append(component)
+            }
+        }
+        for node in edges.indices where index[node] == nil { visit(node) }
+        return result
+    }
+
+    /// A closed walk through every member of a strongly connected component, starting and ending at the
+    /// first member, following edges backwards so that it reads in data-flow order (a -> b: b reads a).
+    static func cycle(through members: [Int], edges: [[Int]]) -> [Int] {
+        let inside = Set(members)
+        var readers: [Int: [Int]] = [:]
+        for member in members {
+            for source in edges[member] where inside.contains(source) { readers[source, default: []].append(member) }
+        }
+        // Depth-first walk in data-flow direction that visits each member once, then returns to the start.
+        var path = [members[0]]
+        var seen: Set<Int> = [members[0]]
+        var current = members[0]
+        while seen.count < members.count {
+            guard
+                let step = readers[current]?.sorted().first(where: { !seen.contains($0) })
+                    ?? shortestUnseen(
+                        from: current, readers: readers, seen: seen)
+            else { break }
+            path.append(step)
+            seen.insert(step)
+            current = step
+        }
+        path.append(members[0])
+        return path
+    }
+
+    /// The first unseen member reachable from `start` (used when the walk reaches a dead end).
+    private static func shortestUnseen(from start: Int, readers: [Int: [Int]], seen: Set<Int>) -> Int? {
+        var queue = [start]
+        var visited: Set<Int> = [start]
+        while !queue.isEmpty {
+            let node = queue.removeFirst()
+            for next in readers[node]?.sorted() ?? [] where visited.insert(next).inserted {
+                if !seen.contains(next) { return next }
+                queue.append(next)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,393 @@
+import Testing
+
+@testable import TesseraEngine
+
+/// One mistake per row: the graph text and every diagnostic it must give, exactly.
+struct BrokenGraph: CustomTestStringConvertible, Sendable {
+    var name: String
+    var file = "g.yaml"
+    var text: String
+    var overrides: [String] = []
+    var expected: [String]
+
+    var testDescription: String { name }
+}
+
+let brokenGraphs: [BrokenGraph] = [
+    // MARK: Syntax
+    BrokenGraph(
+        name: "YAML: unclosed flow mapping",
+        text: "version: 1\nnodes:\n  a: {op: load, path: x.png\n",
+        expected: [
+            "g.yaml:4:1: error: invalid YAML: did not find expected ',' or '}' "
+                + "(while parsing a flow mapping at line 3, column 6)"
+        ]),
+    BrokenGraph(
+        name: "YAML: bad indentation",
+        text: "version: 1\nnodes:\n  a:\n    op: load\n   path: x.png\n",
+        expected: [
+            "g.yaml:5:4: error: invalid YAML: did not find expected key (while parsing a block mapping at line 3, column 3)"
+        ]),
+    BrokenGraph(
+        name: "JSON: missing comma", file: "g.json",
+        text:
+            "{\n\t\"version\": 1,\n\t\"nodes\": {\n\t\t\"a\": {\"op\": \"load\", \"path\": \"x.png\"}\n\t\t\"b\": 1\n\t}\n}\n",
+        expected: [
+            "g.json:5:3: error: invalid JSON: did not find expected ',' or '}' "
+                + "(while parsing a flow mapping at line 3, column 11)"
+        ]),
+    BrokenGraph(
+        name: "JSON: trailing garbage", file: "g.json",
+        text: "{\"version\": 1, \"nodes\": {}} }",
+        expected: ["g.json:1:29: error: invalid JSON: did not find expected <document start>"]),
+    BrokenGraph(
+        name: "empty file", text: "",
+        expected: ["g.yaml:1:1: error: the file is empty"]),
+    BrokenGraph(
+        name: "YAML: duplicate keys, all reported",
+        text: """
+            version: 1
+            nodes:
+              a: { op: load, path: x.png, path: y.png }
+              b: { op: save, input: a, path: o.png }
+              b: { op: save, input: a, path: p.png }
+            """,
+        expected: [
+            "g.yaml:3:31: error: duplicate key 'path' (first at line 3, column 18)",
+            "g.yaml:5:3: error: duplicate key 'b' (first at line 4, column 3)",
+        ]),
+    BrokenGraph(
+        name: "JSON: duplicate key", file: "g.json",
+        text: """
+            {"version": 1, "version": 1,
+             "nodes": {"a": {"op": "load", "path": "x.png"}, "b": {"op": "save", "input": "a", "path": "o.png"}}}
+            """,
+        expected: ["g.json:1:16: error: duplicate key 'version' (first at line 1, column 2)"]),
+
+    // MARK: The document
+    BrokenGraph(
+        name: "not a mapping", text: "- version: 1\n",
+        expected: ["g.yaml:1:1: error: a graph is a mapping with 'version' and 'nodes', not a list"]),
+    BrokenGraph(
+        name: "missing version",
+        text: "nodes:\n  a: { op: load, path: x.png }\n  b: { op: save, input: a, path: o.png }\n",
+        expected: ["g.yaml:1:1: error: missing 'version: 1' (the version of the graph format)"]),
+    BrokenGraph(
+        name: "unsupported version",
+        text: "version: 2\nnodes:\n  a: { op: load, path: x.png }\n  b: { op: save, input: a, path: o.png }\n",
+        expected: ["g.yaml:1:10: error: unsupported version 2; this Tessera reads version 1"]),
+    BrokenGraph(
+        name: "version not a number", file: "g.json",
+        text:
+            #"{"version": "one", "nodes": {"a": {"op": "load", "path": "x.png"}, "b": {"op": "save", "input": "a", "path": "o.png"}}}"#,
+        expected: ["g.json:1:13: error: 'version' must be the number 1, not a string"]),
+    BrokenGraph(
+        name: "unknown top-level key",
+        text: "version: 1\nnode:\n  a: { op: load, path: x.png }\n",
+        expected: [
+            "g.yaml:1:1: error: missing 'nodes' (a mapping from node names to nodes)",
+            "g.yaml:2:1: error: unknown key 'node' (a graph has 'version' and 'nodes'); did you mean 'nodes'?",
+        ]),
+    BrokenGraph(
+        name: "nodes is a list",
+        text: "version: 1\nnodes:\n  - a\n",
+        expected: ["g.yaml:3:3: error: 'nodes' must map node names to nodes, not be a list"]),
+    BrokenGraph(
+        name: "no nodes", text: "version: 1\nnodes: {}\n",
+        expected: ["g.yaml:2:8: error: the graph has no nodes"]),
+
+    // MARK: Nodes
+    BrokenGraph(
+        name: "node is not a mapping",
+        text: "version: 1\nnodes:\n  photo: load\n",
+        expected: [
+            "g.yaml:3:10: error: node 'photo' must be a mapping with 'op', inputs and parameters "
+                + "(as {op: load, path: a.png}), not a string"
+        ]),
+    BrokenGraph(
+        name: "invalid node name",
+        text:
+            "version: 1\nnodes:\n  my.photo: { op: load, path: x.png }\n  out: { op: save, input: my, path: o.png }\n",
+        expected: [
+            "g.yaml:3:3: error: 'my.photo' is not a valid node name: use letters, digits, '_' and '-', "
+                + "starting with a letter",
+            "g.yaml:4:27: error: no node 'my'",
+        ]),
+    BrokenGraph(
+        name: "missing op",
+        text: "version: 1\nnodes:\n  photo: { path: x.png }\n",
+        expected: ["g.yaml:3:3: error: node 'photo' has no 'op' (the kind of node, as op: load)"]),
+    BrokenGraph(
+        name: "unknown op, with a suggestion",
+        text:
+            "version: 1\nnodes:\n  photo: { op: laod, path: x.png }\n  out: { op: save, input: photo, path: o.png }\n",
+        expected: ["g.yaml:3:16: error: unknown op 'laod'; did you mean 'load'?"]),
+    BrokenGraph(
+        name: "unknown op, nothing close", file: "g.json",
+        text: #"{"version": 1, "nodes": {"a": {"op": "sharpenEverything"}}}"#,
+        expected: ["g.json:1:38: error: unknown op 'sharpenEverything'; `tessera nodes` lists them"]),
+    BrokenGraph(
+        name: "unknown parameter, with a suggestion and the valid names",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.jpg, qualty: 80 }
+            """,
+        expected: [
+            "g.yaml:4:47: error: save node 'out' has no input or parameter 'qualty' (it takes input, path, depth, "
+                + "quality, compression, tile, progressive); did you mean 'quality'?"
+        ]),
+    BrokenGraph(
+        name: "JSON: unknown parameter", file: "g.json",
+        text: """
+            {"version": 1, "nodes": {
+              "photo": {"op": "load", "path": "x.png", "orientation": false},
+              "out": {"op": "save", "input": "photo", "path": "o.png"}}}
+            """,
+        expected: [
+            "g.json:2:44: error: load node 'photo' has no input or parameter 'orientation' "
+                + "(it takes path, maxPixels, keepOrientation); did you mean 'keepOrientation'?"
+        ]),
+
+    // MARK: Values
+    BrokenGraph(
+        name: "wrong type: string for an integer",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.jpg, quality: high }
+            """,
+        expected: ["g.yaml:4:56: error: out.quality: expected an integer, found a string 'high'"]),
+    BrokenGraph(
+        name: "JSON: wrong type: quoted number", file: "g.json",
+        text: """
+            {"version": 1, "nodes": {
+              "photo": {"op": "load", "path": "x.png"},
+              "out": {"op": "save", "input": "photo", "path": "o.jpg", "quality": "90"}}}
+            """,
+        expected: ["g.json:3:71: error: out.quality: expected an integer, found a string '90'"]),
+    BrokenGraph(
+        name: "wrong type: fraction for an integer",
+        text:
+            "version: 1\nnodes:\n  a: { op: testConstant, size: 2.5 }\n  b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }\n",
+        expected: ["g.yaml:3:32: error: a.size: expected an integer, found a number (2.5)"]),
+    BrokenGraph(
+        name: "wrong type: boolean",
+        text:
+            "version: 1\nnodes:\n  a: { op: testConstant, flipped: 1 }\n  b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }\n",
+        expected: ["g.yaml:3:35: error: a.flipped: expected true or false, found a number (1)"]),
+    BrokenGraph(
+        name: "out of range",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.jpg, quality: 150 }
+            """,
+        expected: ["g.yaml:4:56: error: out.quality: 150 is out of range: 1...100"]),
+    BrokenGraph(
+        name: "out of range: open range",
+        text:
+            "version: 1\nnodes:\n  photo: { op: load, path: x.png, maxPixels: -5 }\n  out: { op: save, input: photo, path: o.png }\n",
+        expected: ["g.yaml:3:46: error: photo.maxPixels: -5 is out of range: at least 1"]),
+    BrokenGraph(
+        name: "out of range: an element of a list",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testConstant, weights: [0.5, 0.5, 1.5, 0] }
+              b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+            """,
+        expected: ["g.yaml:3:35: error: a.weights: 1.5 is out of range: 0...1"]),
+    BrokenGraph(
+        name: "list of the wrong length",
+        text:
+            "version: 1\nnodes:\n  a: { op: testConstant, weights: [1, 0, 0] }\n  b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }\n",
+        expected: ["g.yaml:3:35: error: a.weights: expected a list of 4 numbers, found 3"]),
+    BrokenGraph(
+        name: "not one of the choices",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.tif, compression: zip }
+            """,
+        expected: [
+            "g.yaml:4:60: error: out.compression: 'zip' is not one of auto, none, lzw, deflate, packbits, jpeg, "
+                + "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
+        ]),
+    BrokenGraph(
+        name: "a node's own check: format from the extension",
+        text:
+            "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: photo, path: o.bmp }\n",
+        expected: [
+            "g.yaml:4:40: error: out.path: cannot tell the output format from the name: "
+                + "use .png, .tif, .tiff, .jpg or .jpeg"
+        ]),
+    BrokenGraph(
+        name: "a node's own check: options that do not fit the format",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.png, compression: lzw }
+            """,
+        expected: ["g.yaml:4:60: error: out.compression: PNG compression is a zlib level from 0 to 9, not 'lzw'"]),
+
+    // MARK: Connections
+    BrokenGraph(
+        name: "required input missing",
+        text: "version: 1\nnodes:\n  out: { op: save, path: o.png }\n",
+        expected: ["g.yaml:3:3: error: save node 'out' needs input 'input' (an image)"]),
+    BrokenGraph(
+        name: "required parameter missing",
+        text: "version: 1\nnodes:\n  photo: { op: load }\n  out: { op: save, input: photo, path: o.png }\n",
+        expected: ["g.yaml:3:3: error: load node 'photo' needs parameter 'path' (path)"]),
+    BrokenGraph(
+        name: "reference to a missing node, with a suggestion",
+        text: "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: foto, path: o.png }\n",
+        expected: ["g.yaml:4:27: error: no node 'foto'; did you mean 'photo'?"]),
+    BrokenGraph(
+        name: "reference to a missing port",
+        text: """
+            version: 1
+            nodes:
+              b: { op: testBoxes }
+              c: { op: testConstant }
+              d: { op: testCrop, input: c, rect: { from: b.box } }
+            """,
+        expected: [
+            "g.yaml:5:46: error: testBoxes node 'b' has no output 'box' (its outputs: boxes, count); "
+                + "did you mean 'boxes'?"
+        ]),
+    BrokenGraph(
+        name: "reading a sink",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              out: { op: save, input: photo, path: o.png }
+              again: { op: save, input: out, path: p.png }
+            """,
+        expected: ["g.yaml:5:29: error: save node 'out' has no outputs to read"]),
+    BrokenGraph(
+        name: "port type mismatch: contours into an image input",
+        text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: save, input: c, path: o.png }\n",
+        expected: [
+            "g.yaml:4:27: error: input 'input' of 'out' (save) takes an image, but 'c' (testContours) gives contours"
+        ]),
+    BrokenGraph(
+        name: "port type mismatch: a named port", file: "g.json",
+        text: """
+            {"version": 1, "nodes": {
+              "b": {"op": "testBoxes"},
+              "out": {"op": "save", "input": "b.count", "path": "o.png"}}}
+            """,
+        expected: [
+            "g.json:3:34: error: input 'input' of 'out' (save) takes an image, but 'b.count' (testBoxes) gives a number"
+        ]),
+    BrokenGraph(
+        name: "upstream parameter of the wrong type",
+        text: """
+            version: 1
+            nodes:
+              c: { op: testConstant }
+              d: { op: testCrop, input: c, rect: { from: c } }
+            """,
+        expected: [
+            "g.yaml:4:46: error: parameter 'rect' of 'd' (testCrop) takes boxes, but 'c' (testConstant) gives an image"
+        ]),
+    BrokenGraph(
+        name: "upstream value for a parameter that takes none",
+        text: """
+            version: 1
+            nodes:
+              b: { op: testBoxes }
+              c: { op: testConstant, caption: { from: b.count } }
+              d: { op: testCrop, input: c, rect: [0, 0, 1, 1] }
+            """,
+        expected: ["g.yaml:4:35: error: c.caption: a string parameter cannot take its value from another node"]),
+    BrokenGraph(
+        name: "an input that is not a name",
+        text: "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: 3, path: o.png }\n",
+        expected: ["g.yaml:4:27: error: input 'input' of 'out' must name a node (as photo or heat.boxes), not a number"]
+    ),
+    BrokenGraph(
+        name: "a cycle, naming every node on it",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testCrop, input: c, rect: [0, 0, 1, 1] }
+              b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              c: { op: testCrop, input: b, rect: [0, 0, 1, 1] }
+              out: { op: save, input: c, path: o.png }
+            """,
+        expected: ["g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'b' -> 'c' -> 'a'"]),
+    BrokenGraph(
+        name: "a cycle through a parameter",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              out: { op: save, input: a, path: o.png }
+            """,
+        expected: ["g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'a'"]),
+
+    // MARK: --set
+    BrokenGraph(
+        name: "--set: unknown node and parameter, bad value, input port",
+        text:
+            "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: photo, path: o.png }\n",
+        overrides: ["phot.path=y.png", "out.qualty=3", "out.quality=0", "out.input=photo"],
+        expected: [
+            "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
+            "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
+            "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
+                + "compression, tile, progressive); did you mean 'quality'?",
+            "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
+        ]),
+
+    // MARK: Everything at once
+    BrokenGraph(
+        name: "every error is reported, in file order",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png, maxPixels: 0 }
+              blur: { op: gaussianBlur, input: photo }
+              out: { op: save, input: photo, path: o.jpg, quality: 0, depth: 16 }
+            """,
+        expected: [
+            "g.yaml:3:46: error: photo.maxPixels: 0 is out of range: at least 1",
+            "g.yaml:4:15: error: unknown op 'gaussianBlur'; `tessera nodes` lists them",
+            "g.yaml:5:56: error: out.quality: 0 is out of range: 1...100",
+        ]),
+]
+
+@Suite struct BrokenGraphTests {
+    @Test(arguments: brokenGraphs)
+    func reportsExactly(_ graph: BrokenGraph) throws {
+        let overrides = try graph.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
+        let diagnostics: [String]
+        do {
+            _ = try Graph.parse(
+                graph.text, file: graph.file, baseFolder: "", catalog: testCatalog, overrides: overrides)
+            diagnostics = []
+        } catch {
+            diagnostics = error.diagnostics.map(\.description)
+        }
+        #expect(diagnostics == graph.expected)
+    }
+
+    @Test func tableCoversYAMLAndJSON() {
+        #expect(brokenGraphs.count >= 25)
+        #expect(brokenGraphs.filter { $0.file.hasSuffix(".json") }.count >= 5)
+    }
+
+    @Test func malformedOverride() {
+        #expect(throws: GraphErrors.self) { try ParameterOverride(parsing: "sigma=3") }
+        #expect(throws: GraphErrors.self) { try ParameterOverride(parsing: "soft.sigma") }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+import Tessera
+
+/// Nodes that exist only in the tests: they give the validator every port type to connect, and prove
+/// that the catalog, schema and docs come from declarations alone.
+struct TestBoxes: Node {
+    static let info = NodeInfo(
+        op: "testBoxes", summary: "Gives fixed boxes and their count.", access: .global,
+        outputs: [.init("boxes", .boxes, doc: "Two boxes."), .init("count", .number, doc: "How many.")],
+        example: "b: { op: testBoxes }")
+
+    @Parameter(doc: "Horizontal offset of the first box.", range: -100...100, unit: "px")
+    var offset = 2.5
+
+    func run() throws -> NodeOutputs {
+        let boxes = [
+            Box(x: offset, y: 3.2, width: 10.1, height: 4, confidence: 0.9),
+            Box(x: 0, y: 0, width: 1, height: 1, confidence: 0.5),
+        ]
+        return NodeOutputs(["boxes": .boxes(boxes), "count": .number(Double(boxes.count))])
+    }
+}
+
+struct TestContours: Node {
+    static let info = NodeInfo(
+        op: "testContours", summary: "Gives no contours.", access: .global,
+        outputs: [.init("contours", .contours, doc: "None.")], example: "c: { op: testContours }")
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(.contours(Contours(contours: [], width: 1, height: 1)))
+    }
+}
+
+/// Records the rectangle it was given, so a test can see a value that came from upstream.
+struct TestCrop: Node {
+    static let info = NodeInfo(
+        op: "testCrop", summary: "Crops to a rectangle.", access: .geometry,
+        outputs: [.init("output", .image, doc: "The cropped image.")],
+        example: """
+            a: { op: testConstant }
+            b: { op: testCrop, input: a, rect: [0, 0, 2, 2] }
+            """)
+
+    @Input(doc: "The image to crop.") var input: Image
+    @Input(doc: "Only read to test optional inputs.") var background: Image?
+    @Parameter(doc: "The rectangle to keep.") var rect: Rect
+    @Parameter(doc: "Scales the rectangle.", range: 0.5...4, suggested: 1...2) var factor = 1.0
+
+    static let seen = Mutex<[Rect]>([])
+
+    func run() throws -> NodeOutputs {
+        Self.seen.withLock { $0.append(rect) }
+        return NodeOutputs(.image(input))
+    }
+}
+
+struct TestConstant: Node {
+    static let info = NodeInfo(
+        op: "testConstant", summary: "A small gray image.", access: .source,
+        outputs: [.init("output", .image, doc: "A gray image.")], example: "a: { op: testConstant }")
+
+    enum Shade: String, ParameterChoice { case dark, light }
+
+    @Parameter(doc: "Side of the square image.", range: 1...64, unit: "px") var size = 4
+    @Parameter(doc: "How bright.") var shade = Shade.dark
+    @Parameter(doc: "Channel weights.", range: 0...1) var weights: [Double] = [1, 0, 0, 0]
+    @Parameter(doc: "A caption.") var caption = "none"
+    @Parameter(doc: "Whether to flip.") var flipped = false
+
+    func run() throws -> NodeOutputs {
+        let value: Float = shade == .dark ? 0.25 : 0.75
+        let buffer = PixelBuffer(region: Rect(x: 0, y: 0, width: size, height: size), channels: 1, value: value)
+        return NodeOutputs(.image(Image(buffer: buffer, layout: .gray, depth: .uint8)))
+    }
+}
+
+/// The catalog the engine tests validate against: the built-ins plus the test nodes.
+let testCatalog: Catalog = {
+    var catalog = Catalog.builtin()
+    do {
+        for type: any Node.Type in [TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self] {
+            try catalog.register(type)
+        }
+    } catch {
+        preconditionFailure("\(error)")
+    }
+    return catalog
+}()
+
+/// The repository's root folder.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
