@@ -2,21 +2,21 @@
 
 # Headers and libraries the codecs build against (pkg-config finds them).
 BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev
-TEST_PACKAGES := $(BUILD_PACKAGES)
+# The schema test checks every graph in Graphs/ with a real JSON Schema validator.
+TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml
 
 SWIFT ?= swift
-DEMO_OUT := out/demo
+# The showcase graph; its outputs go to out/graphs/.
+DEMO_GRAPH := Graphs/archive.yaml
 
-.PHONY: demo test deps test-deps build lint clean
+.PHONY: demo test deps test-deps build lint docs clean
 
 demo: deps
 	$(SWIFT) build -c release --product tessera
-	@mkdir -p $(DEMO_OUT)
+	@mkdir -p out/graphs
 	@bin=$$($(SWIFT) build -c release --show-bin-path)/tessera; \
-	$$bin info Examples/images/astronaut.png && \
-	$$bin convert Examples/images/astronaut.png $(DEMO_OUT)/astronaut-16bit.tif --depth 16 --tile 256 --compression deflate && \
-	$$bin convert $(DEMO_OUT)/astronaut-16bit.tif $(DEMO_OUT)/astronaut.jpg --quality 90 && \
-	echo && echo "Wrote $(DEMO_OUT)/astronaut-16bit.tif (16-bit tiled TIFF) and $(DEMO_OUT)/astronaut.jpg"
+	$$bin validate $(DEMO_GRAPH) && \
+	$$bin run $(DEMO_GRAPH)
 
 test: test-deps lint
 	$(SWIFT) test
@@ -33,6 +33,14 @@ build: deps
 # The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it.
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+# Regenerates what is derived from the node declarations: the schema, the node reference and the
+# README's node list. A test fails when the committed copies are stale.
+docs: build
+	@bin=$$($(SWIFT) build --show-bin-path)/tessera; \
+	$$bin schema > tessera.schema.json && \
+	$$bin nodes --markdown > Docs/Nodes.md && \
+	python3 Scripts/update-readme-nodes.py
 
 clean:
 	rm -rf .build out

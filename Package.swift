@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"]),
+        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
     ],
     swiftLanguageModes: [.v6]

@@ -202,6 +202,11 @@ public struct FilePath: ParameterValue, Equatable {
     /// The path to open.
     public var resolved: String
 
+    public init(written: String, resolved: String) {
+        self.written = written
+        self.resolved = resolved
+    }
+
     public static var parameterType: ParameterType { .path(isOutput: false) }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
         guard case .string(let text) = literal, !text.isEmpty else { throw expected("a file path", found: literal) }
@@ -215,6 +220,11 @@ public struct FilePath: ParameterValue, Equatable {
 public struct OutputPath: ParameterValue, Equatable {
     public var written: String
     public var resolved: String
+
+    public init(written: String, resolved: String) {
+        self.written = written
+        self.resolved = resolved
+    }
 
     public static var parameterType: ParameterType { .path(isOutput: true) }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// `tessera run`, `validate`, `dot`, `nodes` and `schema` as a user calls them.
+@Suite struct GraphCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let photo = repository.appendingPathComponent("Examples/images/astronaut.png").path
+
+    /// A load-save graph writes the same bytes as `tessera convert` with the same options.
+    @Test(arguments: [
+        (
+            ["--depth", "16", "--tile", "256", "--compression", "deflate"],
+            "depth: 16, tile: 256, compression: deflate", "tif"
+        ),
+        (["--compression", "lzw"], "compression: lzw", "tiff"),
+        (["--compression", "9"], "compression: 9", "png"),
+        (["--quality", "70", "--progressive"], "quality: 70, progressive: true", "jpg"),
+        ([], "", "png"),
+    ])
+    func runReproducesConvert(convertOptions: [String], saveOptions: String, ext: String) throws {
+        try withTemporaryFolder { folder in
+            let converted = folder.appendingPathComponent("converted.\(ext)").path
+            let convert = try CLI.run(["convert", Self.photo, converted] + convertOptions)
+            #expect(convert.status == 0, "\(convert.stderr)")
+            let options = saveOptions.isEmpty ? "" : ", " + saveOptions
+            let graph = """
+                version: 1
+                nodes:
+                  photo: { op: load, path: \(Self.photo) }
+                  out: { op: save, input: photo, path: graph.\(ext)\(options) }
+                """
+            let graphPath = folder.appendingPathComponent("g.yaml").path
+            try graph.write(toFile: graphPath, atomically: true, encoding: .utf8)
+            let run = try CLI.run(["run", graphPath])
+            let written = folder.appendingPathComponent("graph.\(ext)").path
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == "Wrote \(written)\n")
+            let a = try Data(contentsOf: URL(fileURLWithPath: converted))
+            let b = try Data(contentsOf: URL(fileURLWithPath: written))
+            #expect(a == b, "graph output differs from convert's (\(a.count) vs \(b.count) bytes)")
+        }
+    }
+
+    @Test func setOverridesAndResolvesAgainstTheCurrentFolder() throws {
+        try withTemporaryFolder { folder in
+            let graph =
+                "version: 1\nnodes:\n  photo: { op: load, path: \(Self.photo) }\n  out: { op: save, input: photo, path: a.png }\n"
+            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+            let run = try CLI.run(
+                ["run", "../g.yaml", "--set", "out.path=b.tif", "--set", "out.depth=16"],
+                in: folder.appendingPathComponent("sub"))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == "Wrote b.tif\n")
+            let info = try CLI.run(["info", folder.appendingPathComponent("sub/b.tif").path])
+            #expect(info.stdout.contains("bit depth:   16"))
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.png").path))
+        }
+    }
+
+    @Test func validateReportsEveryErrorWithStatus2() throws {
+        try withTemporaryFolder { folder in
+            let good = folder.appendingPathComponent("good.yaml")
+            let bad = folder.appendingPathComponent("bad.json")
+            try "version: 1\nnodes:\n  a: { op: load, path: x.png }\n  b: { op: save, input: a, path: o.png }\n"
+                .write(to: good, atomically: true, encoding: .utf8)
+            try
+                #"{"version": 1, "nodes": {"a": {"op": "lod"}, "b": {"op": "save", "input": "a", "path": "o.png", "quality": 0}}}"#
+                .write(to: bad, atomically: true, encoding: .utf8)
+            let result = try CLI.run(["validate", "good.yaml", "bad.json"], in: folder)
+            #expect(result.status == 2)
+            #expect(!result.signaled)
+            #expect(result.stdout == "good.yaml: ok (2 nodes)\n")
+            #expect(
+                result.stderr == """
+                    bad.json:1:38: error: unknown op 'lod'; did you mean 'load'?
+                    bad.json:1:108: error: b.quality: 0 is out of range: 1...100
+
+                    """)
+            let missing = try CLI.run(["validate", "nope.yaml"], in: folder)
+            #expect(missing.status == 2)
+            #expect(missing.stderr == "nope.yaml: error: no such file\n")
+        }
+    }
+
+    @Test func runFailureNamesTheNodeAndLeavesNoFile() throws {
+        try withTemporaryFolder { folder in
+            let broken = folder.appendingPathComponent("broken.png")
+            try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0]).write(to: broken)
+            try "version: 1\nnodes:\n  a: { op: load, path: broken.png }\n  b: { op: save, input: a, path: o.png }\n"
+                .write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            let result = try CLI.run(["run", "g.yaml"], in: folder)
+            #expect(result.status == 1)
+            #expect(!result.signaled)
+            #expect(result.stderr.hasPrefix("g.yaml:3:3: error: load node 'a': broken.png: "))
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(files == ["broken.png", "g.yaml"])
+        }
+    }
+
+    @Test func nodesListsShowsAndExports() throws {
+        let table = try CLI.run(["nodes"])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("\nload  source    Reads a PNG, TIFF or JPEG image"))
+        let save = try CLI.run(["nodes", "save"])
+        #expect(save.stdout.contains("  quality: integer, default 90, 1...100\n"))
+        #expect(save.stdout.contains("Example:\n  version: 1\n  nodes:\n    photo: { op: load, path: photo.png }"))
+        let json = try CLI.run(["nodes", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["nodes"] as? [[String: Any]])?.map { $0["op"] as? String } == ["load", "save"])
+        let unknown = try CLI.run(["nodes", "sav"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "Error: no node named 'sav'; did you mean 'save'?\n")
+    }
+
+    @Test func schemaMatchesTheCommittedFile() throws {
+        let schema = try CLI.run(["schema"])
+        #expect(schema.status == 0)
+        let committed = try String(
+            contentsOf: Self.repository.appendingPathComponent("tessera.schema.json"), encoding: .utf8)
+        #expect(schema.stdout == committed)
+    }
+
+    @Test func dotPrintsTheGraph() throws {
+        let result = try CLI.run(["dot", Self.repository.appendingPathComponent("Graphs/archive.yaml").path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""photo" -> "archive" [label="input"];"#))
+        #expect(
+            result.stdout.contains(
+                #"[label="web\nsave\npath: ../out/graphs/astronaut.jpg\nprogressive: true\nquality: 85"];"#))
+    }
+}

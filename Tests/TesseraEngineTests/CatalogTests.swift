@@ -1,0 +1,158 @@
+import Foundation
+import Tessera
+import Testing
+
+@testable import TesseraEngine
+@testable import TesseraNodes
+
+/// A node that exists only here: the catalog JSON, the schema and the docs must show its declaration
+/// without any other code mentioning it.
+struct TestVignette: Node {
+    static let info = NodeInfo(
+        op: "testVignette", summary: "Darkens the corners of an image.", access: .point,
+        outputs: [.init("output", .image, doc: "The darkened image.")],
+        example: """
+            a: { op: testConstant }
+            v: { op: testVignette, input: a, strength: 0.8 }
+            """)
+
+    enum Falloff: String, ParameterChoice { case linear, smooth }
+
+    @Input(doc: "The image to darken.") var input: Image
+    @Parameter(doc: "How dark the corners get.", range: 0...2, suggested: 0...1, unit: "stops") var strength = 0.5
+    @Parameter(doc: "How the darkening grows toward the corners.") var falloff = Falloff.smooth
+
+    func run() throws -> NodeOutputs { NodeOutputs(.image(input)) }
+}
+
+/// A node whose default breaks its own range: registering it must fail.
+struct BadDefault: Node {
+    static let info = NodeInfo(op: "badDefault", summary: "Broken.", access: .point, outputs: [], example: "")
+    @Parameter(doc: "Out of its range.", range: 0...1) var amount = 2.0
+    func run() throws -> NodeOutputs { .none }
+}
+
+/// A node with a stored property that is not a declaration.
+struct UndeclaredProperty: Node {
+    static let info = NodeInfo(op: "undeclaredProperty", summary: "Broken.", access: .point, outputs: [], example: "")
+    var cache = 0
+    func run() throws -> NodeOutputs { .none }
+}
+
+@Suite struct CatalogTests {
+    func catalogWithVignette() throws -> Catalog {
+        var catalog = testCatalog
+        try catalog.register(TestVignette.self)
+        return catalog
+    }
+
+    @Test func declarationIsReadFromTheProperties() throws {
+        let declaration = try NodeDeclaration(TestVignette.self)
+        #expect(declaration.inputs.map(\.name) == ["input"])
+        #expect(declaration.parameters.map(\.name) == ["strength", "falloff"])
+        let strength = try #require(declaration.parameter(named: "strength"))
+        #expect(strength.defaultValue == .number(0.5))
+        #expect(strength.range == 0...2)
+        #expect(strength.suggested == 0...1)
+        #expect(strength.unit == "stops")
+        #expect(strength.type == .number)
+        #expect(declaration.parameter(named: "falloff")?.type == .choice(["linear", "smooth"]))
+    }
+
+    @Test func nodesJSONShowsATestOnlyNode() throws {
+        let json = try catalogWithVignette().json
+        let object = try #require(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let nodes = try #require(object["nodes"] as? [[String: Any]])
+        let node = try #require(nodes.first { $0["op"] as? String == "testVignette" })
+        #expect(node["summary"] as? String == "Darkens the corners of an image.")
+        #expect(node["access"] as? String == "point")
+        let parameters = try #require(node["parameters"] as? [[String: Any]])
+        let strength = try #require(parameters.first { $0["name"] as? String == "strength" })
+        #expect(strength["default"] as? Double == 0.5)
+        #expect(strength["minimum"] as? Int == 0)
+        #expect(strength["maximum"] as? Int == 2)
+        #expect(strength["suggestedMaximum"] as? Int == 1)
+        #expect(strength["unit"] as? String == "stops")
+        #expect(strength["doc"] as? String == "How dark the corners get.")
+        let falloff = try #require(parameters.first { $0["name"] as? String == "falloff" })
+        #expect(falloff["choices"] as? [String] == ["linear", "smooth"])
+        let inputs = try #require(node["inputs"] as? [[String: Any]])
+        #expect(inputs.first?["type"] as? String == "image")
+    }
+
+    @Test func schemaShowsATestOnlyNode() throws {
+        let schema = try catalogWithVignette().jsonSchema
+        let object = try #require(JSONSerialization.jsonObject(with: Data(schema.utf8)) as? [String: Any])
+        let definitions = try #require(object["$defs"] as? [String: Any])
+        let node = try #require(definitions["op-testVignette"] as? [String: Any])
+        let properties = try #require(node["properties"] as? [String: Any])
+        let strength = try #require(properties["strength"] as? [String: Any])
+        // A number parameter may also come from an upstream number: {from: node.port}.
+        let choices = try #require(strength["anyOf"] as? [[String: Any]])
+        #expect(choices.first?["type"] as? String == "number")
+        #expect(choices.first?["minimum"] as? Int == 0)
+        #expect(choices.first?["maximum"] as? Int == 2)
+        #expect(choices.last?["$ref"] as? String == "#/$defs/upstream")
+        #expect(strength["default"] as? Double == 0.5)
+        #expect(
+            strength["description"] as? String
+                == "How dark the corners get. Unit: stops. Suggested: 0...1. May come from a number ({from: node.port})."
+        )
+        #expect((properties["falloff"] as? [String: Any])?["enum"] as? [String] == ["linear", "smooth"])
+        #expect(node["required"] as? [String] == ["op", "input"])
+        let ops = ((definitions["node"] as? [String: Any])?["properties"] as? [String: Any])?["op"] as? [String: Any]
+        #expect((ops?["enum"] as? [String])?.contains("testVignette") == true)
+    }
+
+    @Test func docsShowATestOnlyNode() throws {
+        let catalog = try catalogWithVignette()
+        let markdown = catalog.markdown
+        #expect(markdown.contains("## testVignette\n\nDarkens the corners of an image."))
+        #expect(
+            markdown.contains("| `strength` | number | `0.5` | 0...2 (suggested 0...1) | How dark the corners get."))
+        #expect(markdown.contains("| `falloff` | one of linear, smooth | `smooth` |"))
+        let text = try #require(catalog.declaration(op: "testVignette")).text
+        #expect(text.contains("  strength: number, default 0.5, 0...2\n      How dark the corners get."))
+        #expect(catalog.table.contains("testVignette  point     Darkens the corners of an image."))
+    }
+
+    @Test func registrationRefusesBrokenDeclarations() {
+        #expect(throws: CatalogError.self) { try NodeDeclaration(BadDefault.self) }
+        #expect(throws: CatalogError.self) { try NodeDeclaration(UndeclaredProperty.self) }
+        var catalog = Catalog.builtin()
+        #expect(throws: CatalogError.self) { try catalog.register(Load.self) }
+    }
+
+    /// Every default lies inside its range (registration checks it) and every example validates.
+    @Test(arguments: try catalogWithVignetteOps())
+    func exampleValidates(_ op: String) throws {
+        var catalog = testCatalog
+        try catalog.register(TestVignette.self)
+        let declaration = try #require(catalog.declaration(op: op))
+        let text =
+            "version: 1\nnodes:\n"
+            + declaration.info.example.split(separator: "\n").map { "  " + $0 }
+            .joined(separator: "\n")
+        let graph = try Graph.parse(text, file: "\(op) example", baseFolder: "", catalog: catalog)
+        #expect(graph.nodes.contains { $0.declaration.op == op })
+    }
+
+    /// The committed schema, node reference and README table are what the catalog generates now.
+    @Test func committedFilesAreCurrent() throws {
+        let catalog = Catalog.builtin()
+        let hint = "stale: run `make docs`"
+        let schema = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("tessera.schema.json"), encoding: .utf8)
+        #expect(schema == catalog.jsonSchema, "tessera.schema.json is \(hint)")
+        let docs = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/Nodes.md"), encoding: .utf8)
+        #expect(docs == catalog.markdown, "Docs/Nodes.md is \(hint)")
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(
+            readme.contains("<!-- nodes:begin -->\n" + catalog.markdownTable + "<!-- nodes:end -->"),
+            "README's node list is \(hint)")
+    }
+}
+
+func catalogWithVignetteOps() throws -> [String] {
+    testCatalog.ops + ["testVignette"]
+}

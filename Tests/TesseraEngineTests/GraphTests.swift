@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+@testable import Tessera
+
+/// The example graphs in Graphs/, and what running a graph does.
+@Suite struct GraphTests {
+    static let graphsFolder = repositoryRoot.appendingPathComponent("Graphs")
+    static let exampleGraphs: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: graphsFolder.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }.sorted()
+    }()
+
+    @Test func thereAreExampleGraphs() {
+        #expect(Self.exampleGraphs.count >= 2)
+    }
+
+    /// Each example graph validates without warnings, runs with its outputs redirected to a temporary
+    /// folder, and writes the example photo's pixels (exactly for lossless formats).
+    @Test(arguments: exampleGraphs)
+    func exampleGraphRuns(_ name: String) throws {
+        let path = Self.graphsFolder.appendingPathComponent(name).path
+        let plain = try Graph.load(path: path, catalog: .builtin())
+        #expect(plain.warnings.isEmpty)
+        try withTemporaryFolder { folder in
+            var overrides: [ParameterOverride] = []
+            var outputs: [String] = []
+            for node in plain.nodes where node.declaration.op == "save" {
+                guard case .value(let value as OutputPath) = node.parameters["path"]?.source else { continue }
+                let target = folder.appendingPathComponent((value.written as NSString).lastPathComponent).path
+                overrides.append(try ParameterOverride(parsing: "\(node.name).path=\(target)"))
+                outputs.append(target)
+            }
+            #expect(!outputs.isEmpty)
+            let graph = try Graph.load(path: path, catalog: .builtin(), overrides: overrides)
+            try graph.run()
+            let source = try pixels(repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path)
+            for output in outputs {
+                let written = try pixels(output)
+                #expect(written.count == source.count)
+                let differences = zip(written, source).map { abs($0 - $1) }
+                if output.hasSuffix(".jpg") {
+                    // Lossy: at quality 85 the mean error stays under 3 levels (measured: 2.0).
+                    let mean = differences.reduce(0, +) / Float(differences.count)
+                    #expect(mean < 3 / 255, "\(output): mean difference \(mean * 255) levels")
+                } else {
+                    // Lossless: the same values (a 16-bit copy of 8-bit data differs only by Float rounding).
+                    #expect(differences.max() ?? 1 < 1e-6, "\(output): lossless output differs")
+                }
+            }
+        }
+    }
+
+    /// An independent JSON Schema validator (python3-jsonschema) accepts every example graph against the
+    /// committed schema and rejects the broken ones in SchemaRejects/.
+    @Test func schemaValidatorAgrees() throws {
+        let rejects = repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/SchemaRejects")
+        let broken = try FileManager.default.contentsOfDirectory(atPath: rejects.path).sorted()
+        #expect(broken.count >= 3)
+        let python = try #require(
+            ["/usr/bin/python3", "/usr/local/bin/python3", "python3"].first { canImportSchemaModules($0) },
+            "python3 with jsonschema and yaml is installed (make test-deps: python3-jsonschema python3-yaml)")
+        let arguments =
+            [
+                repositoryRoot.appendingPathComponent("Scripts/check-schema.py").path,
+                repositoryRoot.appendingPathComponent("tessera.schema.json").path, "--valid",
+            ]
+            + Self.exampleGraphs.map { Self.graphsFolder.appendingPathComponent($0).path } + ["--invalid"]
+            + broken.map { rejects.appendingPathComponent($0).path }
+        let (status, output) = try runProcess(python, arguments)
+        #expect(status == 0, "\(output)")
+        #expect(output.split(separator: "\n").count == Self.exampleGraphs.count + broken.count)
+    }
+
+    /// Every broken graph the schema rejects is also rejected by `tessera validate`'s engine.
+    @Test func engineRejectsTheSchemaRejects() throws {
+        let rejects = repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/SchemaRejects")
+        for name in try FileManager.default.contentsOfDirectory(atPath: rejects.path) {
+            #expect(throws: GraphErrors.self, "\(name)") {
+                try Graph.load(path: rejects.appendingPathComponent(name).path, catalog: .builtin())
+            }
+        }
+    }
+
+    @Test func parameterFromUpstreamOutput() throws {
+        let text = """
+            version: 1
+            nodes:
+              boxes: { op: testBoxes, offset: 7.5 }
+              image: { op: testConstant }
+              crop:  { op: testCrop, input: image, rect: { from: boxes } }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        // The parameter edge orders the DAG: boxes runs before crop even if written after it.
+        let order = graph.nodes.map(\.name)
+        #expect(try #require(order.firstIndex(of: "boxes")) < #require(order.firstIndex(of: "crop")))
+        TestCrop.seen.withLock { $0.removeAll() }
+        try graph.run()
+        // The first box is x 7.5...17.6, y 3.2...7.2: whole pixels 7...18 by 3...8.
+        #expect(TestCrop.seen.withLock { $0 } == [Rect(x: 7, y: 3, width: 11, height: 5)])
+        #expect(graph.dot.contains(#""boxes" -> "crop" [label="rect", style=dashed];"#))
+    }
+
+    @Test func upstreamOrderDoesNotFollowFileOrder() throws {
+        let text = """
+            version: 1
+            nodes:
+              crop:  { op: testCrop, input: image, rect: { from: boxes.boxes } }
+              image: { op: testConstant }
+              boxes: { op: testBoxes }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        #expect(graph.nodes.map(\.name) == ["image", "boxes", "crop"])
+    }
+
+    @Test func overridesAreTypedAndPathsFollowTheirOrigin() throws {
+        let text = "version: 1\nnodes:\n  a: { op: load, path: in.png }\n  b: { op: save, input: a, path: o.png }\n"
+        let overrides = try ["b.path=elsewhere/x.tif", "b.depth=16", "a.maxPixels=1000"].map {
+            text throws(GraphErrors) in try ParameterOverride(parsing: text)
+        }
+        let graph = try Graph.parse(
+            text, file: "dir/g.yaml", baseFolder: "dir", catalog: .builtin(), overrides: overrides)
+        let load = try #require(graph.node(named: "a"))
+        let save = try #require(graph.node(named: "b"))
+        #expect(
+            (load.parameters["path"]?.source).flatMap(Self.value) as? FilePath
+                == FilePath(written: "in.png", resolved: "dir/in.png"))
+        #expect(
+            (save.parameters["path"]?.source).flatMap(Self.value) as? OutputPath
+                == OutputPath(written: "elsewhere/x.tif", resolved: "elsewhere/x.tif"))
+        #expect((load.parameters["maxPixels"]?.source).flatMap(Self.value) as? Int == 1000)
+        #expect(save.parameters["depth"]?.location == SourceLocation(file: "--set b.depth=16"))
+    }
+
+    static func value(_ source: ParameterSetting.Source) -> (any ParameterValue)? {
+        if case .value(let value) = source { return value }
+        return nil
+    }
+
+    @Test func unusedOutputIsAWarning() throws {
+        let text =
+            "version: 1\nnodes:\n  a: { op: load, path: in.png }\n  b: { op: load, path: in.png }\n  c: { op: save, input: a, path: o.png }\n"
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: .builtin())
+        #expect(graph.warnings.map(\.description) == ["g.yaml:4:3: warning: nothing reads the output of load node 'b'"])
+    }
+
+    @Test func dotShowsNodesParametersAndPorts() throws {
+        let text = """
+            version: 1
+            nodes:
+              b: { op: testBoxes }
+              c: { op: testConstant, caption: "say \\"hi\\"" }
+              d: { op: testCrop, input: c, rect: { from: b.boxes }, factor: 2 }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        #expect(
+            graph.dot == """
+                digraph "g.yaml" {
+                    rankdir=LR;
+                    node [shape=box, fontname="Helvetica"];
+                    edge [fontname="Helvetica", fontsize=10];
+                    "b" [label="b\\ntestBoxes"];
+                    "c" [label="c\\ntestConstant\\ncaption: say \\"hi\\""];
+                    "d" [label="d\\ntestCrop\\nfactor: 2"];
+                    "c" -> "d" [label="input"];
+                    "b" -> "d" [label="boxes → rect", style=dashed];
+                }
+
+                """)
+    }
+
+    @Test func runErrorNamesTheNodeAndItsPlace() throws {
+        let text =
+            "version: 1\nnodes:\n  a: { op: load, path: missing.png }\n  b: { op: save, input: a, path: o.png }\n"
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "/nonexistent", catalog: .builtin())
+        #expect {
+            try graph.run()
+        } throws: { error in
+            (error as? RunError)?.description
+                == "g.yaml:3:3: error: load node 'a': /nonexistent/missing.png: no such file"
+        }
+    }
+}
+
+func pixels(_ path: String) throws -> [Float] {
+    let (_, image) = try ImageFile.load(path: path)
+    let region = Rect(x: 0, y: 0, width: image.width, height: image.height)
+    return try image.pixels(in: region).samples
+}
+
+func canImportSchemaModules(_ python: String) -> Bool {
+    (try? runProcess(python, ["-c", "import jsonschema, yaml; jsonschema.Draft202012Validator"]).status) == 0
+}
+
+func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    if executable.hasPrefix("/") {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+    }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-engine-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try body(folder)
+}
