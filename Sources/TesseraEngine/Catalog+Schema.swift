@@ -47,6 +47,7 @@ extension Catalog {
             "required": ["version", "nodes"],
             "additionalProperties": false,
             "properties": [
+                "$schema": ["type": "string", "description": "Where editors find this schema (for JSON graphs)."],
                 "version": ["const": GraphValidator.supportedVersion, "description": "The graph format's version."],
                 "nodes": [
                     "type": "object",

@@ -15,11 +15,23 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 }
 
 extension Graph {
-    /// Runs every node once, in order, passing outputs along; a value is dropped once its last reader ran.
+    /// The nodes a run needs: the sinks (nodes without outputs) and every node they read, directly or
+    /// not. A node whose output nothing reads does not run, as in any demand-driven pipeline.
+    public var neededNodes: [GraphNode] {
+        var needed = Set(nodes.filter { $0.declaration.outputs.isEmpty }.map(\.name))
+        for node in nodes.reversed() where needed.contains(node.name) {
+            for reference in node.references { needed.insert(reference.node) }
+        }
+        return nodes.filter { needed.contains($0.name) }
+    }
+
+    /// Runs the needed nodes once each, in order, passing outputs along; a value is dropped once its
+    /// last reader ran.
     ///
     /// This is the serial executor: images stay lazy (`Image` renders regions on demand), so sinks pull
     /// pixels through the chain region by region.
     public func run() throws(RunError) {
+        let nodes = neededNodes
         var remainingReaders: [String: Int] = [:]
         for node in nodes { for reference in node.references { remainingReaders[reference.node, default: 0] += 1 } }
         var values: [String: NodeValue] = [:]  // "node.port"

@@ -39,6 +39,8 @@ struct GraphValidator {
                 checkVersion(entry.value)
             case "nodes":
                 nodesValue = entry.value
+            case "$schema" where entry.value.string != nil:
+                break  // where a JSON graph points editors at the schema
             default:
                 error(
                     entry.keyLocation,
@@ -63,9 +65,10 @@ struct GraphValidator {
         apply(overrides, to: &drafts)
         checkRequired(&drafts)
         checkReferences(&drafts)
-        guard let order = runningOrder(drafts) else { return nil }
         checkNodes(&drafts)
-        guard !diagnostics.contains(where: { $0.severity == .error }) else { return nil }
+        guard let order = runningOrder(drafts), !diagnostics.contains(where: { $0.severity == .error }) else {
+            return nil
+        }
         // Only for graphs without errors: a misspelt reference would make its target look unused.
         warnUnused(drafts)
         return order.compactMap { index in
@@ -79,9 +82,9 @@ struct GraphValidator {
 
     private mutating func checkVersion(_ value: DocumentValue) {
         switch value {
-        case .scalar(.integer(Self.supportedVersion), _):
+        case .scalar(let literal, _, _) where literal.number == Double(Self.supportedVersion):
             break
-        case .scalar(.integer(let version), let location):
+        case .scalar(.integer(let version), _, let location):
             error(location, "unsupported version \(version); this Tessera reads version \(Self.supportedVersion)")
         default:
             error(
@@ -164,7 +167,7 @@ struct GraphValidator {
 
     /// `photo` or `heat.boxes`; nil (with an error) for anything else.
     private mutating func reference(_ value: DocumentValue, for what: String) -> PortReference? {
-        guard let text = value.string else {
+        guard let text = value.name else {
             error(value.location, "\(what) must name a node (as photo or heat.boxes), not \(value.literal.kindName)")
             return nil
         }
@@ -238,17 +241,27 @@ struct GraphValidator {
                 }
                 continue
             }
-            guard let literal = DocumentParser.parseValue(override.value) else {
-                error(override.location, "cannot read the value '\(override.value)'")
-                continue
+            drafts[index].valueLocations[override.parameter] = override.location
+            // Paths and strings are taken as written; other values are read with YAML's rules.
+            let literal: Literal
+            switch declaration.parameter(named: override.parameter)?.type {
+            case .path, .string:
+                literal = .string(override.value)
+            default:
+                guard let parsed = DocumentParser.parseValue(override.value) else {
+                    error(override.location, "cannot read the value '\(override.value)'")
+                    drafts[index].hasErrors = true
+                    continue
+                }
+                literal = parsed
             }
             if let setting = typed(
                 literal, at: override.location, parameter: override.parameter, node: override.node,
                 declaration: declaration, context: cwd)
             {
                 drafts[index].parameters[override.parameter] = setting
-                drafts[index].valueLocations[override.parameter] = override.location
             } else {
+                drafts[index].parameters[override.parameter] = nil
                 drafts[index].hasErrors = true
             }
         }
@@ -292,6 +305,8 @@ struct GraphValidator {
                 {
                     drafts[index].inputs[input] = resolved
                 } else {
+                    // Dropped, so that it counts in no cycle: its error is reported.
+                    drafts[index].inputs[input] = nil
                     drafts[index].hasErrors = true
                 }
             }
@@ -304,6 +319,7 @@ struct GraphValidator {
                         setting.location,
                         "\(draft.name).\(parameter): a \(declared.type.name) parameter cannot take its value from another node"
                     )
+                    drafts[index].parameters[parameter] = nil
                     drafts[index].hasErrors = true
                     continue
                 }
@@ -315,6 +331,7 @@ struct GraphValidator {
                 {
                     drafts[index].parameters[parameter]?.source = .upstream(resolved)
                 } else {
+                    drafts[index].parameters[parameter] = nil
                     drafts[index].hasErrors = true
                 }
             }
@@ -375,10 +392,13 @@ struct GraphValidator {
             guard isCycle else { continue }
             cycles += 1
             let members = component.sorted()
-            let path = StronglyConnected.cycle(through: members, edges: edges).map { "'\(drafts[$0].name)'" }
-            error(
-                drafts[members[0]].location,
-                "these nodes read each other in a cycle: " + path.joined(separator: " -> "))
+            let cycle = StronglyConnected.cycle(from: members[0], within: Set(members), edges: edges)
+            var message =
+                "these nodes read each other in a cycle: "
+                + cycle.map { "'\(drafts[$0].name)'" }.joined(separator: " -> ")
+            let others = members.filter { !cycle.contains($0) }.map { drafts[$0].name }
+            if !others.isEmpty { message += " (and through other cycles: \(others.quotedList))" }
+            error(drafts[members[0]].location, message)
         }
         guard cycles == 0 else { return nil }
         // Kahn's algorithm, taking the earliest ready node in file order each time.
@@ -478,43 +498,30 @@ enum StronglyConnected {
         return result
     }
 
-    /// A closed walk through every member of a strongly connected component, starting and ending at the
-    /// first member, following edges backwards so that it reads in data-flow order (a -> b: b reads a).
-    static func cycle(through members: [Int], edges: [[Int]]) -> [Int] {
-        let inside = Set(members)
+    /// The shortest cycle through `start` inside a strongly connected component, in data-flow order
+    /// (a -> b: b reads a), starting and ending at `start`.
+    static func cycle(from start: Int, within members: Set<Int>, edges: [[Int]]) -> [Int] {
         var readers: [Int: [Int]] = [:]
-        for member in members {
-            for source in edges[member] where inside.contains(source) { readers[source, default: []].append(member) }
+        for member in members.sorted() {
+            for source in edges[member] where members.contains(source) { readers[source, default: []].append(member) }
         }
-        // Depth-first walk in data-flow direction that visits each member once, then returns to the start.
-        var path = [members[0]]
-        var seen: Set<Int> = [members[0]]
-        var current = members[0]
-        while seen.count < members.count {
-            guard
-                let step = readers[current]?.sorted().first(where: { !seen.contains($0) })
-                    ?? shortestUnseen(
-                        from: current, readers: readers, seen: seen)
-            else { break }
-            path.append(step)
-            seen.insert(step)
-            current = step
-        }
-        path.append(members[0])
-        return path
-    }
-
-    /// The first unseen member reachable from `start` (used when the walk reaches a dead end).
-    private static func shortestUnseen(from start: Int, readers: [Int: [Int]], seen: Set<Int>) -> Int? {
+        // Breadth-first from `start` along data flow, until a node that `start` reads is reached.
+        var previous: [Int: Int] = [start: start]
         var queue = [start]
-        var visited: Set<Int> = [start]
-        while !queue.isEmpty {
-            let node = queue.removeFirst()
-            for next in readers[node]?.sorted() ?? [] where visited.insert(next).inserted {
-                if !seen.contains(next) { return next }
+        var head = 0
+        while head < queue.count {
+            let node = queue[head]
+            head += 1
+            if edges[start].contains(node) {
+                var path = [node]
+                while let last = path.last, last != start, let before = previous[last] { path.append(before) }
+                return path.reversed() + [start]
+            }
+            for next in readers[node] ?? [] where previous[next] == nil {
+                previous[next] = node
                 queue.append(next)
             }
         }
-        return nil
+        return [start, start]
     }
 }

@@ -20,7 +20,8 @@ public struct DecodeOptions: Sendable {
         if overflow || pixels > maxPixels {
             throw ImageError(
                 path: path,
-                message: "\(width)x\(height) is more than the limit of \(maxPixels) pixels (raise it with --max-pixels)"
+                message:
+                    "\(width)x\(height) is more than the limit of \(maxPixels) pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
             )
         }
     }
@@ -68,7 +69,7 @@ public struct EncodeOptions: Sendable {
             }
             tiffCompression = method
         case .jpeg:
-            throw ImageError(message: "JPEG has no compression option: set --quality instead")
+            throw ImageError(message: "JPEG has no compression option; its quality sets the size")
         }
     }
 

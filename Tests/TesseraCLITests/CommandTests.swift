@@ -71,7 +71,7 @@ import Testing
         ),
         (
             ["convert", "a.png", "b.png", "--max-pixels", "10"],
-            "Error: a.png: 61x47 is more than the limit of 10 pixels (raise it with --max-pixels)"
+            "Error: a.png: 61x47 is more than the limit of 10 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
         ),
     ])
     func badOptionsAreExplained(arguments: [String], message: String) throws {

@@ -335,17 +335,60 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: ["g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'a'"]),
 
+    BrokenGraph(
+        name: "cycles: the shortest through the first node, and who else is caught",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testCrop, input: b, background: c, rect: [0, 0, 1, 1] }
+              b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              c: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              end: { op: testSink, input: b }
+            """,
+        expected: [
+            "g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'b' -> 'a' "
+                + "(and through other cycles: 'c')"
+        ]),
+    BrokenGraph(
+        name: "a cycle does not hide other errors",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testCrop, input: b, rect: [0, 0, 1, 1] }
+              b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              out: { op: save, input: b, path: o.bmp }
+            """,
+        expected: [
+            "g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'b' -> 'a'",
+            "g.yaml:5:36: error: out.path: cannot tell the output format from the name: "
+                + "use .png, .tif, .tiff, .jpg or .jpeg",
+        ]),
+    BrokenGraph(
+        name: "a broken connection makes no cycle",
+        text: """
+            version: 1
+            nodes:
+              photo: { op: load, path: x.png }
+              s: { op: save, input: photo, path: o.png, quality: { from: s } }
+            """,
+        expected: ["g.yaml:4:62: error: save node 's' has no outputs to read"]),
+    BrokenGraph(
+        name: "nesting too deep",
+        text: "version: 1\nnodes: " + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "\n",
+        expected: ["g.yaml:2:208: error: the file nests values more than 200 levels deep"]),
+
     // MARK: --set
     BrokenGraph(
         name: "--set: unknown node and parameter, bad value, input port",
         text:
             "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: photo, path: o.png }\n",
-        overrides: ["phot.path=y.png", "out.qualty=3", "out.quality=0", "out.input=photo"],
+        overrides: ["phot.path=y.png", "out.qualty=3", "out.quality=0", "out.input=photo", "out.tile=[1,"],
         expected: [
             "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
             "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
             "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
                 + "compression, tile, progressive); did you mean 'quality'?",
+            "--set out.tile=[1,: error: cannot read the value '[1,'",
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
         ]),
 

@@ -89,6 +89,7 @@ import Testing
               boxes: { op: testBoxes, offset: 7.5 }
               image: { op: testConstant }
               crop:  { op: testCrop, input: image, rect: { from: boxes } }
+              end:   { op: testSink, input: crop }
             """
         let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
         // The parameter edge orders the DAG: boxes runs before crop even if written after it.
@@ -111,6 +112,52 @@ import Testing
             """
         let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
         #expect(graph.nodes.map(\.name) == ["image", "boxes", "crop"])
+    }
+
+    /// Only what a sink reads runs: an unused load of a missing file does not fail the run.
+    @Test func onlyNeededNodesRun() throws {
+        let text = """
+            version: 1
+            nodes:
+              unused: { op: load, path: missing.png }
+              a: { op: testConstant }
+              b: { op: testCrop, input: a, rect: [0, 0, 1, 1] }
+              c: { op: testCrop, input: a, rect: [1, 1, 1, 1] }
+              end: { op: testSink, input: c }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        #expect(graph.neededNodes.map(\.name) == ["a", "c", "end"])
+        TestCrop.seen.withLock { $0.removeAll() }
+        try graph.run()
+        #expect(TestCrop.seen.withLock { $0 } == [Rect(x: 1, y: 1, width: 1, height: 1)])
+    }
+
+    /// Names YAML would read as booleans or null are still node names where a name is expected.
+    @Test func nodeNamesThatReadAsBooleans() throws {
+        let text = "version: 1.0\nnodes:\n  yes: { op: testConstant }\n  null: { op: testSink, input: yes }\n"
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        #expect(graph.nodes.map(\.name) == ["yes", "null"])
+    }
+
+    @Test func jsonGraphMayNameItsSchema() throws {
+        let text = #"{"$schema": "../tessera.schema.json", "version": 1, "nodes": {"a": {"op": "testConstant"}}}"#
+        #expect(throws: Never.self) { try Graph.parse(text, file: "g.json", baseFolder: "", catalog: testCatalog) }
+    }
+
+    /// Aliases that expand exponentially ("billion laughs") are refused, quickly.
+    @Test func expandingAliasesAreRefused() throws {
+        var lines = ["x0: &a0 [" + Array(repeating: "lol", count: 10).joined(separator: ", ") + "]"]
+        for level in 1...8 {
+            let items = Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+            lines.append("x\(level): &a\(level) [\(items)]")
+        }
+        let text = lines.joined(separator: "\n") + "\nversion: 1\nnodes: {a: {op: testConstant}}\n"
+        #expect {
+            try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        } throws: { error in
+            (error as? GraphErrors)?.diagnostics.first?.message
+                == "the file holds more than 1000000 values once its aliases are expanded"
+        }
     }
 
     @Test func overridesAreTypedAndPathsFollowTheirOrigin() throws {

@@ -55,6 +55,17 @@ struct TestCrop: Node {
     }
 }
 
+/// Consumes an image: what makes the nodes before it run.
+struct TestSink: Node {
+    static let info = NodeInfo(
+        op: "testSink", summary: "Reads an image and keeps nothing.", access: .sink, outputs: [],
+        example: "a: { op: testConstant }\nend: { op: testSink, input: a }")
+
+    @Input(doc: "The image to consume.") var input: Image
+
+    func run() throws -> NodeOutputs { .none }
+}
+
 struct TestConstant: Node {
     static let info = NodeInfo(
         op: "testConstant", summary: "A small gray image.", access: .source,
@@ -79,7 +90,8 @@ struct TestConstant: Node {
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
-        for type: any Node.Type in [TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self] {
+        for type: any Node.Type in [TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self]
+        {
             try catalog.register(type)
         }
     } catch {

@@ -77,7 +77,10 @@ import TesseraIO
         let path = Fixture.folder.appendingPathComponent("png/rgb-8bit.png").path
         #expect(
             throws: ImageError(
-                path: path, message: "61x47 is more than the limit of 2000 pixels (raise it with --max-pixels)")
+                path: path,
+                message:
+                    "61x47 is more than the limit of 2000 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+            )
         ) {
             try ImageFile.load(path: path, options: DecodeOptions(maxPixels: 2000))
         }

@@ -51,8 +51,11 @@ public struct Box: Sendable, Equatable {
         self.confidence = confidence
     }
 
-    /// The smallest whole-pixel rectangle that covers the box.
+    /// The smallest whole-pixel rectangle that covers the box; empty if the box is not finite.
     public var enclosingRect: Rect {
+        let limit = Double(1 << 40)  // far beyond any image, and safe to convert to Int
+        let edges = [x, y, x + width, y + height]
+        guard edges.allSatisfy({ $0.isFinite && abs($0) < limit }) else { return .empty }
         let minX = Int(x.rounded(.down))
         let minY = Int(y.rounded(.down))
         let maxX = Int((x + width).rounded(.up))

@@ -176,7 +176,7 @@ extension Rect: ParameterValue {
         guard case .list(let items) = literal, items.count == 4 else { throw expected(what, found: literal) }
         var values: [Int] = []
         for item in items {
-            guard case .integer(let value) = item else { throw expected(what, found: item) }
+            guard let value = try? Int(literal: item, context: context) else { throw expected(what, found: item) }
             values.append(value)
         }
         guard values[2] > 0, values[3] > 0 else {
@@ -190,6 +190,9 @@ extension Rect: ParameterValue {
             throw ParameterProblem("expected boxes, got \(upstream.type.phrase)")
         }
         guard let box = boxes.first else { throw ParameterProblem("the upstream node found no boxes") }
+        guard box.enclosingRect.width > 0, box.enclosingRect.height > 0 else {
+            throw ParameterProblem("the most confident box is empty or not finite")
+        }
         self = box.enclosingRect
     }
     public var literal: Literal { .list([.integer(x), .integer(y), .integer(width), .integer(height)]) }
