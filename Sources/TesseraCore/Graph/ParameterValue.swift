@@ -198,8 +198,24 @@ extension Rect: ParameterValue {
     public var literal: Literal { .list([.integer(x), .integer(y), .integer(width), .integer(height)]) }
 }
 
-/// A file a node reads. Relative paths resolve against the graph file's folder.
-public struct FilePath: ParameterValue, Equatable {
+/// Whether a path parameter names a file to read or to write (the catalog and `tessera run` tell them apart).
+public protocol PathRole: Sendable {
+    static var isOutput: Bool { get }
+}
+
+/// The role of ``FilePath``.
+public enum ReadsFile: PathRole {
+    public static var isOutput: Bool { false }
+}
+
+/// The role of ``OutputPath``.
+public enum WritesFile: PathRole {
+    public static var isOutput: Bool { true }
+}
+
+/// A file path parameter. Relative paths resolve against the graph file's folder (against the current
+/// folder when given with `--set`).
+public struct PathParameter<Role: PathRole>: ParameterValue, Equatable {
     /// The path as written.
     public var written: String
     /// The path to open.
@@ -210,7 +226,7 @@ public struct FilePath: ParameterValue, Equatable {
         self.resolved = resolved
     }
 
-    public static var parameterType: ParameterType { .path(isOutput: false) }
+    public static var parameterType: ParameterType { .path(isOutput: Role.isOutput) }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
         guard case .string(let text) = literal, !text.isEmpty else { throw expected("a file path", found: literal) }
         written = text
@@ -219,24 +235,10 @@ public struct FilePath: ParameterValue, Equatable {
     public var literal: Literal { .string(written) }
 }
 
-/// A file a node writes. Relative paths resolve against the graph file's folder.
-public struct OutputPath: ParameterValue, Equatable {
-    public var written: String
-    public var resolved: String
-
-    public init(written: String, resolved: String) {
-        self.written = written
-        self.resolved = resolved
-    }
-
-    public static var parameterType: ParameterType { .path(isOutput: true) }
-    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
-        let path = try FilePath(literal: literal, context: context)
-        written = path.written
-        resolved = path.resolved
-    }
-    public var literal: Literal { .string(written) }
-}
+/// A file a node reads.
+public typealias FilePath = PathParameter<ReadsFile>
+/// A file a node writes.
+public typealias OutputPath = PathParameter<WritesFile>
 
 /// A parameter that is one of a fixed set of words: declare a `String` enum conforming to this.
 ///
