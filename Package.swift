@@ -50,6 +50,9 @@ let package = Package(
         .testTarget(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),
+        .testTarget(
+            name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
     ],

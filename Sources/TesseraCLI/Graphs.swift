@@ -1,5 +1,7 @@
 import ArgumentParser
+import Dispatch
 import Foundation
+import Synchronization
 import Tessera
 
 /// What every command that reads graph files shares: `--set` overrides, loading, and error reporting.
@@ -62,8 +64,10 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a graph file.",
         discussion: """
-            The graph is validated first (status 2 on errors). Nodes run in dependency order; a node that \
-            fails stops the run with status 1, and no file is left half-written.
+            The graph is validated first (status 2 on errors). Sinks pull their pixels through the graph tile \
+            by tile, on all cores; the result is the same for every thread count and tile size. A node that \
+            fails stops the run with status 1; Ctrl-C stops it with status 130. Either way no output file is \
+            left half-written.
             """)
 
     @Argument(help: "The graph file (.yaml, .yml or .json).")
@@ -71,14 +75,60 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: GraphOptions
 
+    @Option(help: "Worker threads rendering tiles (default: one per core).")
+    var threads: Int = RunOptions.cores
+
+    @Option(help: "The side of the square tiles rendered and cached, in pixels (16 or more).")
+    var tileSize: Int = RunOptions.defaultTileSize
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
+    var quiet = false
+
+    @Option(help: "Write a Chrome trace-event JSON file (one span per node per tile; open it in ui.perfetto.dev).")
+    var trace: String?
+
+    @Flag(help: "Print each node's time, pixels and cache memory to stderr when done.")
+    var stats = false
+
+    func validate() throws {
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard tileSize >= 16 else { throw ValidationError("--tile-size must be at least 16") }
+    }
+
     func run() throws {
         let graph = try options.load(graph, catalog: Catalog.builtin())
+        let cancellation = Cancellation()
+        let interrupt = Interrupt(cancelling: cancellation)
+        defer { interrupt.stop() }
+        let bar = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressBar()
+        var progress: (@Sendable (Double) -> Void)?
+        if let bar { progress = { bar.show($0) } }
+        let runOptions = RunOptions(
+            threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation)
+        let report: RunReport
         do {
-            try graph.run()
+            report = try graph.run(options: runOptions)
+            bar?.finish()
         } catch {
+            bar?.finish()
+            if (error as? RunError)?.isCancellation == true || cancellation.isCancelled {
+                FileHandle.standardError.write(Data("tessera: interrupted; no output was left half-written\n".utf8))
+                throw ExitCode(130)
+            }
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(1)
         }
+        if let trace {
+            do {
+                try report.traceJSON().write(toFile: trace, atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write(
+                    Data("\(trace): cannot write the trace: \(error.localizedDescription)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        if stats { FileHandle.standardError.write(Data(report.statsTable().utf8)) }
+        if quiet { return }
         for node in graph.nodes {
             for parameter in node.declaration.parameters where parameter.type == .path(isOutput: true) {
                 if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source {
@@ -86,6 +136,53 @@ struct Run: ParsableCommand {
                 }
             }
         }
+    }
+}
+
+/// Turns the first Ctrl-C into a cancellation, so workers stop and the run unwinds cleanly; a second
+/// one ends the process at once (temporary files are still removed).
+final class Interrupt {
+    private let source: any DispatchSourceSignal
+
+    init(cancelling cancellation: Cancellation) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            cancellation.cancel()
+            // The next Ctrl-C goes to the handler that removes temporary files and dies of the signal.
+            FileSystem.removeTemporaryFilesOnInterrupt()
+        }
+        source.resume()
+    }
+
+    func stop() {
+        source.cancel()
+        FileSystem.removeTemporaryFilesOnInterrupt()
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn when the shown percentage changes.
+final class ProgressBar: Sendable {
+    private let shown = Mutex(-1)
+
+    func show(_ fraction: Double) {
+        let percent = Int(fraction * 100)
+        let changed = shown.withLock { shown in
+            guard percent != shown else { return false }
+            shown = percent
+            return true
+        }
+        guard changed else { return }
+        let width = 40
+        let filled = width * percent / 100
+        let line =
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+            + "] \(percent)%"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        if shown.withLock({ $0 }) >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 }
 

@@ -13,6 +13,7 @@ public struct NodeDeclaration: Sendable {
 
     public var op: String { info.op }
     public var outputs: [OutputDeclaration] { info.outputs }
+    public var access: AccessPattern { info.access }
 
     /// Reads the declaration of `type` from an instance's properties (as swift-argument-parser does).
     public init(_ type: any Node.Type) throws(CatalogError) {

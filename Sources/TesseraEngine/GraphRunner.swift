@@ -7,6 +7,8 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
     public var node: String
     public var op: String
     public var message: String
+    /// The run was stopped (``Cancellation``), not failed.
+    public var isCancellation = false
 
     /// `FILE:LINE:COLUMN: error: save node 'out': MESSAGE`.
     public var description: String {
@@ -28,28 +30,75 @@ extension Graph {
     /// Runs the needed nodes once each, in order, passing outputs along; a value is dropped once its
     /// last reader ran.
     ///
-    /// This is the serial executor: images stay lazy (`Image` renders regions on demand), so sinks pull
-    /// pixels through the chain region by region.
-    public func run() throws(RunError) {
+    /// Nodes run on this thread and return lazy images; the pixels are rendered when a sink (or a
+    /// global node) reads them: the scheduler splits each such read into tiles, renders them on
+    /// `options.threads` workers, and pulls each tile through the chain of kernels, caching cells where
+    /// readers overlap. See Docs/HowItWorks.md.
+    @discardableResult
+    public func run(options: RunOptions = RunOptions()) throws(RunError) -> RunReport {
         let nodes = neededNodes
+        let monitor = RunMonitor(options: options)
         var remainingReaders: [String: Int] = [:]
         for node in nodes { for reference in node.references { remainingReaders[reference.node, default: 0] += 1 } }
+        let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
+        var scheduled: [ObjectIdentifier: ScheduledSource] = [:]
+        for node in nodes {
+            if node.declaration.access == .sink {
+                for reference in node.inputs.values {
+                    if case .image(let image)? = values[reference.node + "." + reference.port] {
+                        monitor.expect(pixels: image.extent.area)
+                    }
+                }
+            }
+        }
         for node in nodes {
             do {
-                let outputs = try node.execute(reading: values)
-                for (port, value) in outputs { values["\(node.name).\(port)"] = value }
+                if options.cancellation.isCancelled { throw CancellationError() }
+                let outputs = try node.execute(reading: values, monitor: monitor)
+                for (port, value) in outputs {
+                    guard case .image(let image) = value else {
+                        values["\(node.name).\(port)"] = value
+                        continue
+                    }
+                    Self.enableCaches(for: image, scheduled: scheduled, tileSize: options.tileSize)
+                    let source = ScheduledSource(
+                        node: node.name, op: node.declaration.op, image: image, monitor: monitor)
+                    if readers[node.name, default: 0] > 1 { source.enableCache(rows: 2) }
+                    scheduled[ObjectIdentifier(source)] = source
+                    values["\(node.name).\(port)"] = .image(
+                        Image(
+                            width: image.width, height: image.height, layout: image.layout, depth: image.depth,
+                            source: source))
+                }
             } catch let error as RunError {
                 throw error
             } catch {
                 throw RunError(
-                    location: node.location, node: node.name, op: node.declaration.op, message: Self.describe(error))
+                    location: node.location, node: node.name, op: node.declaration.op, message: Self.describe(error),
+                    isCancellation: error is CancellationError)
             }
             for reference in node.references {
                 remainingReaders[reference.node, default: 1] -= 1
                 if remainingReaders[reference.node] == 0 {
                     values = values.filter { !$0.key.hasPrefix(reference.node + ".") }
                 }
+            }
+        }
+        return monitor.report(order: nodes.map(\.name))
+    }
+
+    /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
+    /// neighbouring tiles share the rows they both read instead of rendering them twice.
+    static func enableCaches(for image: Image, scheduled: [ObjectIdentifier: ScheduledSource], tileSize: Int) {
+        guard let kernelSource = image.source as? KernelSource else { return }
+        let probe = Rect(x: 4 * tileSize, y: 4 * tileSize, width: tileSize, height: tileSize)
+        for (index, input) in kernelSource.inputs.enumerated() {
+            guard let source = input.image.source as? ScheduledSource, scheduled[ObjectIdentifier(source)] != nil
+            else { continue }
+            let region = kernelSource.kernel.inputRegion(for: probe, input: index)
+            if region.width > probe.width || region.height > probe.height {
+                source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)
             }
         }
     }
@@ -63,7 +112,7 @@ extension Graph {
 
 extension GraphNode {
     /// Configures this node from its settings and upstream values, runs it, and names its outputs.
-    func execute(reading values: [String: NodeValue]) throws -> [String: NodeValue] {
+    func execute(reading values: [String: NodeValue], monitor: RunMonitor) throws -> [String: NodeValue] {
         var parameterValues: [String: any ParameterValue] = [:]
         var takesUpstream = false
         for (name, setting) in parameters {
@@ -89,7 +138,16 @@ extension GraphNode {
             guard let value = values[reference.node + "." + reference.port] else {
                 throw NodeConfigurationError("\(name): '\(reference.text)' produced no value")
             }
-            inputValues[name] = value
+            // Sinks and global nodes read whole images: those reads are split into tiles for the workers.
+            if case .image(let image) = value, declaration.access == .sink || declaration.access == .global {
+                inputValues[name] = .image(
+                    Image(
+                        width: image.width, height: image.height, layout: image.layout, depth: image.depth,
+                        source: ParallelSource(
+                            image: image, monitor: monitor, countsProgress: declaration.access == .sink)))
+            } else {
+                inputValues[name] = value
+            }
         }
         let node = try declaration.instantiate(parameters: parameterValues, inputs: inputValues)
         if takesUpstream { try node.validate() }

@@ -48,6 +48,8 @@ final class RowStreamSource: PixelSource, Sendable {
         self.open = open
     }
 
+    var prefersSequentialRows: Bool { true }
+
     /// How many times a request went back up and the decoding began again.
     var restarts: Int { state.withLock { $0.restarts } }
 

@@ -5,5 +5,6 @@ public enum BuiltinNodes {
     public static let all: [any Node.Type] = [
         Load.self,
         Save.self,
+        ColorMatrix.self,
     ]
 }

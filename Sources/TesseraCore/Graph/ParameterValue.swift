@@ -198,6 +198,25 @@ extension Rect: ParameterValue {
     public var literal: Literal { .list([.integer(x), .integer(y), .integer(width), .integer(height)]) }
 }
 
+/// An optional parameter: unset (`nil`, the default) unless the graph gives a value. `null` in a graph
+/// also leaves it unset.
+extension Optional: ParameterValue where Wrapped: ParameterValue {
+    public static var parameterType: ParameterType { Wrapped.parameterType }
+    public static var upstreamTypes: [PortType] { Wrapped.upstreamTypes }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        if case .null = literal {
+            self = nil
+        } else {
+            self = try Wrapped(literal: literal, context: context)
+        }
+    }
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        self = try Wrapped(upstream: upstream)
+    }
+    public var literal: Literal { self?.literal ?? .null }
+    public var rangeCheckedNumbers: [Double] { self?.rangeCheckedNumbers ?? [] }
+}
+
 /// Whether a path parameter names a file to read or to write (the catalog and `tessera run` tell them apart).
 public protocol PathRole: Sendable {
     static var isOutput: Bool { get }

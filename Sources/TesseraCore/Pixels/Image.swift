@@ -48,10 +48,15 @@ public protocol PixelSource: Sendable {
 
     /// The region shape this source produces most cheaply (a tiled file's tile size), if it has one.
     var preferredTileSize: (width: Int, height: Int)? { get }
+
+    /// Whether this source decodes front to back (PNG, JPEG), so that asking for rows above the last
+    /// request starts over: the scheduler then asks for whole rows, top to bottom, and keeps them.
+    var prefersSequentialRows: Bool { get }
 }
 
 extension PixelSource {
     public var preferredTileSize: (width: Int, height: Int)? { nil }
+    public var prefersSequentialRows: Bool { false }
 }
 
 /// An image: a size, a layout and a source of pixels, produced region by region on demand.

@@ -1,0 +1,240 @@
+import Dispatch
+import Synchronization
+import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a graph runs: how many workers, which tile size, and what to watch.
+public struct RunOptions: Sendable {
+    /// Workers rendering tiles at once; by default one per core.
+    public var threads: Int
+    /// The side of the square tiles the scheduler renders and caches, in pixels.
+    public var tileSize: Int
+    /// Record one span per node per tile, for ``RunReport/traceJSON()``.
+    public var tracing: Bool
+    /// Called as the sinks' pixels are written, with the fraction done (0...1), from any thread.
+    public var progress: (@Sendable (Double) -> Void)?
+    /// Set it to stop a run from another thread (a signal handler, a user interface).
+    public var cancellation: Cancellation
+
+    public static let defaultTileSize = 256
+
+    public init(
+        threads: Int = RunOptions.cores, tileSize: Int = RunOptions.defaultTileSize, tracing: Bool = false,
+        progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation()
+    ) {
+        self.threads = Swift.max(1, threads)
+        self.tileSize = Swift.max(16, tileSize)
+        self.tracing = tracing
+        self.progress = progress
+        self.cancellation = cancellation
+    }
+
+    /// The cores this process may use.
+    public static var cores: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}
+
+/// A flag that stops a run: workers check it before each tile and the run ends with
+/// ``CancellationError``, leaving no partial output file.
+public final class Cancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// The run was cancelled before it finished.
+public struct CancellationError: Error, Sendable, CustomStringConvertible {
+    public var description: String { "interrupted" }
+}
+
+/// What one node cost during a run.
+public struct NodeStats: Sendable {
+    public var node: String
+    public var op: String
+    /// Time spent in the node's own rendering (not its inputs'), summed over workers.
+    public var seconds: Double
+    /// Pixels the node rendered (more than its output's when margins or re-renders overlap).
+    public var pixels: Int
+    /// Regions rendered.
+    public var tiles: Int
+    /// The most bytes its tile cache held at once (0 without a cache).
+    public var peakCacheBytes: Int
+}
+
+/// One rendered region of one node, as Chrome's trace-event format records it.
+struct TraceSpan: Sendable {
+    var node: String
+    var op: String
+    var region: Rect
+    var worker: Int
+    var start: UInt64
+    var duration: UInt64
+}
+
+/// Collects what a run did: per-node time and pixels, trace spans, progress. Shared by every source
+/// the scheduler wraps; updated once per rendered region.
+final class RunMonitor: Sendable {
+    let options: RunOptions
+    let start = DispatchTime.now().uptimeNanoseconds
+    private let stats = Mutex<[String: NodeStats]>([:])
+    private let spans = Mutex<[TraceSpan]>([])
+    private let done = Atomic<Int>(0)
+    private let total = Atomic<Int>(0)
+
+    init(options: RunOptions) { self.options = options }
+
+    var cancellation: Cancellation { options.cancellation }
+
+    /// Adds the pixels the sinks will write, for the progress fraction.
+    func expect(pixels: Int) { total.add(pixels, ordering: .relaxed) }
+
+    func advance(pixels: Int) {
+        guard let progress = options.progress else { return }
+        let now = done.add(pixels, ordering: .relaxed).newValue
+        let total = total.load(ordering: .relaxed)
+        if total > 0 { progress(Swift.min(1, Double(now) / Double(total))) }
+    }
+
+    /// Times `body` as node `node`'s rendering of `region`, excluding the time spent in the nodes it
+    /// reads (which time themselves).
+    func measure<T>(node: String, op: String, region: Rect, _ body: () throws -> T) throws -> T {
+        let worker = Worker.current
+        let outerChildren = worker.childNanos
+        worker.childNanos = 0
+        let begin = DispatchTime.now().uptimeNanoseconds
+        defer {
+            let elapsed = DispatchTime.now().uptimeNanoseconds - begin
+            let own = elapsed - Swift.min(elapsed, worker.childNanos)
+            worker.childNanos = outerChildren + elapsed
+            stats.withLock { stats in
+                stats[node, default: NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)]
+                    .add(seconds: Double(own) / 1e9, pixels: region.area)
+            }
+            if options.tracing {
+                let span = TraceSpan(
+                    node: node, op: op, region: region, worker: worker.id, start: begin - start, duration: elapsed)
+                spans.withLock { $0.append(span) }
+            }
+        }
+        return try body()
+    }
+
+    func recordCache(node: String, op: String, bytes: Int) {
+        stats.withLock { stats in
+            var entry =
+                stats[node] ?? NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)
+            entry.peakCacheBytes = Swift.max(entry.peakCacheBytes, bytes)
+            stats[node] = entry
+        }
+    }
+
+    func report(order: [String]) -> RunReport {
+        let stats = self.stats.withLock { $0 }
+        let ordered = order.compactMap { stats[$0] }
+        return RunReport(
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, nodes: ordered,
+            spans: spans.withLock { $0 }, threads: options.threads)
+    }
+}
+
+extension NodeStats {
+    fileprivate mutating func add(seconds: Double, pixels: Int) {
+        self.seconds += seconds
+        self.pixels += pixels
+        tiles += 1
+    }
+}
+
+/// What a run did, for `--stats` and `--trace`.
+public struct RunReport: Sendable {
+    /// Wall-clock time of the whole run.
+    public var seconds: Double
+    /// The nodes that rendered pixels, in graph order.
+    public var nodes: [NodeStats]
+    var spans: [TraceSpan]
+    var threads: Int
+
+    /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
+    /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
+    public func traceJSON() -> String {
+        var events: [String] = []
+        events.append(#"{"name":"process_name","ph":"M","pid":1,"args":{"name":"tessera"}}"#)
+        let workers = Set(spans.map(\.worker)).sorted()
+        for worker in workers {
+            let name = worker == 0 ? "main" : "worker \(worker)"
+            events.append(#"{"name":"thread_name","ph":"M","pid":1,"tid":\#(worker),"args":{"name":"\#(name)"}}"#)
+        }
+        for span in spans.sorted(by: { ($0.start, $0.worker) < ($1.start, $1.worker) }) {
+            let start = Double(span.start) / 1000
+            let duration = Double(span.duration) / 1000
+            events.append(
+                #"{"name":"\#(JSON.escape(span.node))","cat":"\#(span.op)","ph":"X","pid":1,"tid":\#(span.worker),"#
+                    + #""ts":\#(start),"dur":\#(duration),"args":{"region":"\#(span.region)","pixels":\#(span.region.area)}}"#
+            )
+        }
+        return "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n" + events.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    /// A table of the nodes' time, pixels and cache memory, and the run's totals.
+    public func statsTable() -> String {
+        var rows = [["node", "op", "time (ms)", "megapixels", "regions", "cache peak (MB)"]]
+        for node in nodes {
+            rows.append([
+                node.node, node.op, String(format3(node.seconds * 1000)), format3(Double(node.pixels) / 1e6),
+                "\(node.tiles)", format3(Double(node.peakCacheBytes) / 1_048_576),
+            ])
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var lines = rows.map { row in
+            row.enumerated().map { column, text in
+                column < 2
+                    ? text + String(repeating: " ", count: widths[column] - text.count)
+                    : String(repeating: " ", count: widths[column] - text.count) + text
+            }.joined(separator: "  ")
+        }
+        lines.append(
+            "total \(format3(seconds)) s on \(threads) thread\(threads == 1 ? "" : "s"), peak memory "
+                + "\(format3(Double(RunReport.peakResidentBytes) / 1_048_576)) MB")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The most memory this process has held resident, in bytes.
+    public static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}
+
+private func format3(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    var text = "\(rounded)"
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    return text
+}
+
+/// The worker a piece of rendering runs on, and the time its nested renders took: kept per thread.
+final class Worker {
+    /// 0 for the thread that started the run; 1... for the scheduler's workers.
+    var id = 0
+    /// Time spent in nested (upstream) renders during the current measured render.
+    var childNanos: UInt64 = 0
+
+    nonisolated(unsafe) private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in if let pointer { Unmanaged<Worker>.fromOpaque(pointer).release() } }
+        return key
+    }()
+
+    static var current: Worker {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let worker = Worker()
+        pthread_setspecific(key, Unmanaged.passRetained(worker).toOpaque())
+        return worker
+    }
+}

@@ -1,0 +1,284 @@
+import Dispatch
+import Synchronization
+import TesseraCore
+
+/// A node's output as the scheduler serves it: every region rendered is timed and traced, cancellation
+/// is checked first, and, when readers would otherwise render the same pixels twice (overlapping
+/// margins, several readers, a front-to-back decoder), regions come from a cache of grid cells.
+final class ScheduledSource: PixelSource {
+    let node: String
+    let op: String
+    let inner: any PixelSource
+    let extent: Rect
+    let channels: Int
+    private let monitor: RunMonitor
+    private let cache = Mutex<TileCache?>(nil)
+    /// For a front-to-back source: the first cell row not yet asked of it.
+    private let nextSequentialRow = Atomic<Int>(0)
+
+    init(node: String, op: String, image: Image, monitor: RunMonitor) {
+        self.node = node
+        self.op = op
+        self.inner = image.source
+        self.extent = image.extent
+        self.channels = image.channels
+        self.monitor = monitor
+        if image.source.prefersSequentialRows { enableCache(rows: 2) }
+    }
+
+    var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
+
+    /// Keeps at least `rows` rows of cells (a reader's margin plus the row it renders).
+    func enableCache(rows: Int) {
+        let tile = monitor.options.tileSize
+        let sequential = inner.prefersSequentialRows
+        cache.withLock { cache in
+            let cellWidth = sequential ? extent.width : tile
+            let perRow = (extent.width + cellWidth - 1) / cellWidth
+            let capacity = perRow * Swift.max(rows, cache?.rows ?? 0, 2)
+            if let existing = cache, existing.capacity >= capacity { return }
+            cache = TileCache(cellWidth: cellWidth, cellHeight: tile, rows: rows, capacity: capacity)
+        }
+    }
+
+    var isCached: Bool { cache.withLock { $0 != nil } }
+
+    func render(into target: inout PixelBuffer) throws {
+        if monitor.cancellation.isCancelled { throw CancellationError() }
+        guard let cache = cache.withLock({ $0 }) else {
+            try renderInner(into: &target)
+            return
+        }
+        let cells = target.region.gridCells(width: cache.cellWidth, height: cache.cellHeight)
+        if inner.prefersSequentialRows, let last = cells.last {
+            // Ask a front-to-back decoder for every row of cells in order, never going back up.
+            let lastRow = last.minY / cache.cellHeight
+            var row = nextSequentialRow.load(ordering: .relaxed)
+            while row < lastRow {
+                _ = try cell(column: 0, row: row, cache: cache)
+                row += 1
+                nextSequentialRow.store(row, ordering: .relaxed)
+            }
+            nextSequentialRow.store(Swift.max(row, lastRow + 1), ordering: .relaxed)
+        }
+        for part in cells {
+            let buffer = try cell(
+                column: part.minX / cache.cellWidth, row: part.minY / cache.cellHeight, cache: cache)
+            target.copy(from: buffer)
+        }
+    }
+
+    private func cell(column: Int, row: Int, cache: TileCache) throws -> PixelBuffer {
+        try cache.cell(TileCache.Key(column: column, row: row)) { bytes in
+            monitor.recordCache(node: node, op: op, bytes: bytes)
+        } compute: {
+            let region = Rect(
+                x: column * cache.cellWidth, y: row * cache.cellHeight, width: cache.cellWidth,
+                height: cache.cellHeight
+            ).intersection(extent)
+            var buffer = PixelBuffer(region: region, channels: channels)
+            try renderInner(into: &buffer)
+            return buffer
+        }
+    }
+
+    private func renderInner(into target: inout PixelBuffer) throws {
+        try monitor.measure(node: node, op: op, region: target.region) {
+            try inner.render(into: &target)
+        }
+    }
+}
+
+/// Rendered cells of one image, least recently used dropped first. A cell being rendered by one worker
+/// is waited for by the others, never rendered twice at once.
+final class TileCache: Sendable {
+    struct Key: Hashable {
+        var column: Int
+        var row: Int
+    }
+
+    private final class Pending: Sendable {
+        let group = DispatchGroup()
+        let result = Mutex<Result<PixelBuffer, any Error>?>(nil)
+    }
+
+    private enum Entry {
+        case ready(PixelBuffer, lastUse: Int)
+        case pending(Pending)
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var clock = 0
+        var bytes = 0
+    }
+
+    let cellWidth: Int
+    let cellHeight: Int
+    let rows: Int
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(cellWidth: Int, cellHeight: Int, rows: Int, capacity: Int) {
+        self.cellWidth = cellWidth
+        self.cellHeight = cellHeight
+        self.rows = rows
+        self.capacity = capacity
+    }
+
+    /// The cell at `key`, rendered by `compute` if no one has it; `held` learns the bytes cached.
+    func cell(
+        _ key: Key, held: (Int) -> Void, compute: () throws -> PixelBuffer
+    ) throws -> PixelBuffer {
+        enum Step {
+            case hit(PixelBuffer)
+            case wait(Pending)
+            case compute(Pending)
+        }
+        let step = state.withLock { state -> Step in
+            state.clock += 1
+            switch state.entries[key] {
+            case .ready(let buffer, _)?:
+                state.entries[key] = .ready(buffer, lastUse: state.clock)
+                return .hit(buffer)
+            case .pending(let pending)?:
+                return .wait(pending)
+            case nil:
+                let pending = Pending()
+                pending.group.enter()
+                state.entries[key] = .pending(pending)
+                return .compute(pending)
+            }
+        }
+        switch step {
+        case .hit(let buffer):
+            return buffer
+        case .wait(let pending):
+            pending.group.wait()
+            guard let result = pending.result.withLock({ $0 }) else { throw CancellationError() }
+            return try result.get()
+        case .compute(let pending):
+            let result = Result { try compute() }
+            pending.result.withLock { $0 = result }
+            let bytes = state.withLock { state -> Int in
+                switch result {
+                case .success(let buffer):
+                    state.entries[key] = .ready(buffer, lastUse: state.clock)
+                    state.bytes += buffer.samples.count * MemoryLayout<Float>.size
+                    evict(&state)
+                case .failure:
+                    state.entries[key] = nil
+                }
+                return state.bytes
+            }
+            pending.group.leave()
+            held(bytes)
+            return try result.get()
+        }
+    }
+
+    private func evict(_ state: inout State) {
+        while state.entries.count > capacity {
+            var oldest: (Key, Int, Int)?
+            for (key, entry) in state.entries {
+                if case .ready(let buffer, let lastUse) = entry, lastUse < oldest?.1 ?? .max {
+                    oldest = (key, lastUse, buffer.samples.count)
+                }
+            }
+            guard let (key, _, count) = oldest else { return }
+            state.entries[key] = nil
+            state.bytes -= count * MemoryLayout<Float>.size
+        }
+    }
+}
+
+/// An image as a sink or a global node reads it: each request is rounded out to whole rows of tiles,
+/// and those tiles render in parallel on the scheduler's workers. Writers ask for a few rows at a
+/// time; the band of tiles holding them is kept until a request moves past it.
+final class ParallelSource: PixelSource {
+    let image: Image
+    private let monitor: RunMonitor
+    private let countsProgress: Bool
+    private let band = Mutex<PixelBuffer?>(nil)
+
+    init(image: Image, monitor: RunMonitor, countsProgress: Bool) {
+        self.image = image
+        self.monitor = monitor
+        self.countsProgress = countsProgress
+    }
+
+    func render(into target: inout PixelBuffer) throws {
+        let tile = monitor.options.tileSize
+        try band.withLock { band in
+            if let held = band, held.region.contains(target.region) {
+                target.copy(from: held)
+                return
+            }
+            let region = target.region
+            let top = region.minY / tile * tile
+            let bottom = Swift.min(image.height, (region.maxY + tile - 1) / tile * tile)
+            let rows = Rect(x: region.minX, y: top, width: region.width, height: bottom - top)
+            var buffer = band ?? PixelBuffer(region: .empty, channels: image.channels)
+            band = nil
+            buffer.reshape(to: rows)
+            try renderTiles(into: &buffer)
+            target.copy(from: buffer)
+            band = buffer
+        }
+    }
+
+    /// Renders `buffer.region` as grid tiles spread over the workers.
+    private func renderTiles(into buffer: inout PixelBuffer) throws {
+        let tile = monitor.options.tileSize
+        let tiles = buffer.region.gridCells(width: tile, height: tile)
+        let next = Atomic<Int>(0)
+        let failure = Mutex<(any Error)?>(nil)
+        let workers = Swift.min(monitor.options.threads, tiles.count)
+        let region = buffer.region
+        let rowLength = buffer.rowLength
+        let channels = buffer.channels
+        let image = self.image
+        let monitor = self.monitor
+        let countsProgress = self.countsProgress
+        buffer.samples.withUnsafeMutableBufferPointer { samples in
+            guard let base = samples.baseAddress else { return }
+            let target = SharedPointer(base: base)
+            DispatchQueue.concurrentPerform(iterations: workers) { index in
+                let worker = Worker.current
+                let outerID = worker.id
+                worker.id = index + 1
+                defer { worker.id = outerID }
+                var scratch = PixelBuffer(region: .empty, channels: channels)
+                while true {
+                    let i = next.add(1, ordering: .relaxed).oldValue
+                    if i >= tiles.count || failure.withLock({ $0 != nil }) { break }
+                    let part = tiles[i]
+                    do {
+                        if monitor.cancellation.isCancelled { throw CancellationError() }
+                        scratch.reshape(to: part)
+                        try image.render(into: &scratch)
+                    } catch {
+                        failure.withLock { $0 = $0 ?? error }
+                        break
+                    }
+                    scratch.samples.withUnsafeBufferPointer { from in
+                        guard let source = from.baseAddress else { return }
+                        let length = part.width * channels
+                        for row in 0..<part.height {
+                            let offset =
+                                (part.minY + row - region.minY) * rowLength + (part.minX - region.minX) * channels
+                            (target.base + offset).update(from: source + row * length, count: length)
+                        }
+                    }
+                    if countsProgress { monitor.advance(pixels: part.area) }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+}
+
+/// The base of a buffer that workers write disjoint tiles into.
+private struct SharedPointer: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Float>
+}
