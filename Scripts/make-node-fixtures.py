@@ -58,7 +58,21 @@ write_f32("grayscale.f32", cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY))
 amount, pivot = 1.8, 0.4
 write_f32("contrast.f32", np.dstack([np.clip((photo - pivot) * amount + pivot, 0, 1), np.ones((h, w))]))
 
-# normalize: OpenCV's min-max normalization of one channel to 0...1.
+# normalize: OpenCV's min-max normalization of the BT.601 gray image to 0...1.
 gray = cv2.cvtColor(photo, cv2.COLOR_RGB2GRAY)
-write_f32("normalize.f32", cv2.normalize(gray * 0.5 + 0.2, None, 0, 1, cv2.NORM_MINMAX))
+write_f32("normalize.f32", cv2.normalize(gray, None, 0, 1, cv2.NORM_MINMAX))
+
+# blendWithMask and composite follow Core Image's and Porter-Duff's definitions, written out in
+# NumPy: the photo over its mirror image, mixed by a horizontal gradient mask (8-bit gray PNG).
+mirror = photo[:, ::-1]
+mask8 = np.round(np.linspace(0, 255, w)).astype(np.uint8)[None, :].repeat(h, axis=0)
+cv2.imwrite(os.path.join(OUT, "mask.png"), mask8)
+m = (mask8.astype(np.float32) / 255)[:, :, None]
+write_f32("blendWithMask.f32", photo * m + mirror * (1 - m))
+# Without a background: the input's color, with alpha = mask (premultiplied mixing with transparent);
+# where alpha is 0 there is no color, and Tessera stores 0.
+write_f32("blendWithMask-transparent.f32", np.dstack([np.where(m > 0, photo, 0), m[:, :, 0]]))
+# Source over: the RGBA photo (alpha fading downwards) over the opaque mirror image.
+a = alpha[:, :, None]
+write_f32("composite.f32", np.dstack([photo * a + mirror * (1 - a), np.ones((h, w))]))
 print("wrote", sorted(os.listdir(OUT)))

@@ -125,7 +125,7 @@ extension ParameterDeclaration {
         }
         var schema: [String: Any] = upstreamTypes.isEmpty ? value : ["anyOf": [value, ["$ref": "#/$defs/upstream"]]]
         schema["description"] = fullDoc
-        if let defaultValue { schema["default"] = defaultValue.jsonObject }
+        if let defaultValue, defaultValue != .null { schema["default"] = defaultValue.jsonObject }
         return schema
     }
 }

@@ -99,7 +99,7 @@ extension NodeDeclaration {
         if !parameters.isEmpty {
             lines += ["| parameter | type | default | range | |", "|---|---|---|---|---|"]
             for parameter in parameters {
-                let defaultText = parameter.defaultValue.map { "`\($0.text)`" } ?? "required"
+                let defaultText = parameter.defaultValue.map { $0 == .null ? "optional" : "`\($0.text)`" } ?? "required"
                 var range = parameter.range?.rangeText ?? ""
                 if let suggested = parameter.suggested { range += " (suggested \(suggested.rangeText))" }
                 let type = parameter.type.name.replacingOccurrences(of: "|", with: "\\|")
@@ -117,7 +117,7 @@ extension ParameterDeclaration {
     /// Type, default, range and unit, for `tessera nodes NAME`.
     var facts: [String] {
         var facts = [type.name]
-        facts.append(defaultValue.map { "default \($0.text)" } ?? "required")
+        facts.append(defaultValue.map { $0 == .null ? "optional" : "default \($0.text)" } ?? "required")
         if let range { facts.append(range.rangeText) }
         return facts
     }

@@ -6,5 +6,12 @@ public enum BuiltinNodes {
         Load.self,
         Save.self,
         ColorMatrix.self,
+        Contrast.self,
+        Grayscale.self,
+        Normalize.self,
+        BlendWithMask.self,
+        Composite.self,
+        Crop.self,
+        Constant.self,
     ]
 }
