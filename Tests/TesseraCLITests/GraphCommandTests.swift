@@ -134,4 +134,41 @@ import Testing
             result.stdout.contains(
                 #"[label="web\nsave\npath: ../out/graphs/astronaut.jpg\nprogressive: true\nquality: 85"];"#))
     }
+
+    /// `--trace` writes Chrome trace events (a span per node per tile, workers as threads), `--stats`
+    /// prints a row per node, `--quiet` prints nothing else, and piped stderr gets no progress bar.
+    @Test func traceStatsAndQuiet() throws {
+        try withTemporaryFolder { folder in
+            let graph = """
+                version: 1
+                nodes:
+                  photo: { op: load, path: \(Self.photo) }
+                  gray: { op: grayscale, input: photo }
+                  out: { op: save, input: gray, path: gray.png }
+                """
+            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            let result = try CLI.run(
+                [
+                    "run", "g.yaml", "--trace", "trace.json", "--stats", "--quiet", "--tile-size", "128", "--threads",
+                    "2",
+                ],
+                in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(!result.stderr.contains("\r"))
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("photo ") && $0.contains("load") })
+            #expect(lines.contains { $0.hasPrefix("gray ") && $0.contains("grayscale") })
+            #expect(lines.last?.hasPrefix("total ") == true)
+            let data = try Data(contentsOf: folder.appendingPathComponent("trace.json"))
+            let trace = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let events = try #require(trace["traceEvents"] as? [[String: Any]])
+            let spans = events.filter { $0["ph"] as? String == "X" }
+            // 512x512 in 128-pixel tiles: 16 tiles of gray; each a span on a worker thread.
+            #expect(spans.filter { $0["name"] as? String == "gray" }.count == 16)
+            #expect(spans.allSatisfy { ($0["tid"] as? Int ?? 0) >= 1 && $0["dur"] is Double && $0["ts"] is Double })
+            let bad = try CLI.run(["run", "g.yaml", "--threads", "0"], in: folder)
+            #expect(bad.status == 64 && bad.stderr.contains("--threads must be at least 1"))
+        }
+    }
 }

@@ -6,51 +6,6 @@ import Testing
 /// The example graphs in Graphs/, and what running a graph does.
 @Suite struct GraphTests {
     static let graphsFolder = repositoryRoot.appendingPathComponent("Graphs")
-    /// Every graph in Graphs/, by name: each runs below and is checked against the schema.
-    static let exampleGraphs = ["archive.yaml", "lossless.json"]
-
-    /// A graph added to Graphs/ must be listed above, so that it runs in the tests.
-    @Test func everyExampleGraphIsListed() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.graphsFolder.path)
-        #expect(names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".json") }.sorted() == Self.exampleGraphs)
-    }
-
-    /// Each example graph validates without warnings, runs with its outputs redirected to a temporary
-    /// folder, and writes the example photo's pixels (exactly for lossless formats).
-    @Test(arguments: exampleGraphs)
-    func exampleGraphRuns(_ name: String) throws {
-        let path = Self.graphsFolder.appendingPathComponent(name).path
-        let plain = try Graph.load(path: path, catalog: .builtin())
-        #expect(plain.warnings.isEmpty)
-        try withTemporaryFolder { folder in
-            var overrides: [ParameterOverride] = []
-            var outputs: [String] = []
-            for node in plain.nodes where node.declaration.op == "save" {
-                guard case .value(let value as OutputPath) = node.parameters["path"]?.source else { continue }
-                let target = folder.appendingPathComponent((value.written as NSString).lastPathComponent).path
-                overrides.append(try ParameterOverride(parsing: "\(node.name).path=\(target)"))
-                outputs.append(target)
-            }
-            #expect(!outputs.isEmpty)
-            let graph = try Graph.load(path: path, catalog: .builtin(), overrides: overrides)
-            try graph.run()
-            let source = try pixels(repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path)
-            for output in outputs {
-                let written = try pixels(output)
-                #expect(written.count == source.count)
-                let differences = zip(written, source).map { abs($0 - $1) }
-                if output.hasSuffix(".jpg") {
-                    // Lossy: at quality 85 the mean error stays under 3 levels (measured: 2.0).
-                    let mean = differences.reduce(0, +) / Float(differences.count)
-                    #expect(mean < 3 / 255, "\(output): mean difference \(mean * 255) levels")
-                } else {
-                    // Lossless: the same values (a 16-bit copy of 8-bit data differs only by Float rounding).
-                    #expect(differences.max() ?? 1 < 1e-6, "\(output): lossless output differs")
-                }
-            }
-        }
-    }
-
     /// An independent JSON Schema validator (python3-jsonschema) accepts every example graph against the
     /// committed schema and rejects the broken ones in SchemaRejects/.
     @Test func schemaValidatorAgrees() throws {
@@ -65,11 +20,11 @@ import Testing
                 repositoryRoot.appendingPathComponent("Scripts/check-schema.py").path,
                 repositoryRoot.appendingPathComponent("tessera.schema.json").path, "--valid",
             ]
-            + Self.exampleGraphs.map { Self.graphsFolder.appendingPathComponent($0).path } + ["--invalid"]
+            + ExampleGraphTests.names.map { Self.graphsFolder.appendingPathComponent($0).path } + ["--invalid"]
             + broken.map { rejects.appendingPathComponent($0).path }
         let (status, output) = try runProcess(python, arguments)
         #expect(status == 0, "\(output)")
-        #expect(output.split(separator: "\n").count == Self.exampleGraphs.count + broken.count)
+        #expect(output.split(separator: "\n").count == ExampleGraphTests.names.count + broken.count)
     }
 
     /// Every broken graph the schema rejects is also rejected by `tessera validate`'s engine.
