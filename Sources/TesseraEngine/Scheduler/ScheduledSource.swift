@@ -49,6 +49,11 @@ final class ScheduledSource: PixelSource {
             try renderInner(into: &target)
             return
         }
+        // Time spent here, rendering cells or waiting for another worker's, is not the reader's own.
+        let worker = Worker.current
+        let childrenBefore = worker.childNanos
+        let begin = DispatchTime.now().uptimeNanoseconds
+        defer { worker.childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
         let cells = target.region.gridCells(width: cache.cellWidth, height: cache.cellHeight)
         if inner.prefersSequentialRows, let last = cells.last {
             // Ask a front-to-back decoder for every row of cells in order, never going back up.

@@ -1,0 +1,6 @@
+import Benchmark
+import Tessera
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark("noop") { _ in }
+}
