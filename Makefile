@@ -44,3 +44,10 @@ docs: build
 
 clean:
 	rm -rf .build out
+
+# Node benchmarks: Benchmarks/ is a nested package (ordo-one/benchmark) that runs a 4K graph per node
+# through the library, in release mode, with its own .build. The peers comparison is separate:
+# Scripts/compare-peers.sh.
+.PHONY: bench
+bench: deps
+	cd Benchmarks && $(SWIFT) package benchmark
