@@ -192,6 +192,21 @@ import TesseraCore
         }
     }
 
+    /// The scheduler sizes an input's cache by probing the region one tile reads at (4 tiles, 4 tiles),
+    /// which may lie past a small output. The kernel answers with what the filter would read there, so
+    /// a 4x shrink still gets a cache of the 4 rows of tiles it needs (without it, a PNG decoder was
+    /// restarted for every tile: 6x slower).
+    @Test func probesOutsideTheOutputSeeTheFiltersReach() {
+        let kernel = Resize.Kernel(
+            input: (7680, 4320), output: (1920, 1080), layout: .rgb, interpolation: .bicubic)
+        let probe = kernel.inputRegion(for: Rect(x: 1024, y: 1024, width: 256, height: 256), input: 0)
+        #expect(probe.width >= 1024 + 8 && probe.height >= 1024 + 8)
+        let outside = kernel.inputRegion(for: Rect(x: 4096, y: 4096, width: 256, height: 256), input: 0)
+        #expect(outside.width >= 1024 && outside.height >= 1024)
+        let inside = kernel.inputRegion(for: Rect(x: 256, y: 256, width: 256, height: 256), input: 0)
+        #expect(inside == Rect(x: 1018, y: 1018, width: 1036, height: 1036))  // 1024 and 6 on each side
+    }
+
     // MARK: What a user sees
 
     /// An opaque white square on transparent black: wherever the output is not fully transparent, its

@@ -17,6 +17,9 @@ extension Resize {
         /// Per output coordinate, `stride` slots: the weights of those input coordinates, in order.
         var weights: [Float]
         var stride: Int
+        /// Input pixels per output pixel, and how far the (stretched) filter reaches, in input pixels.
+        var scale: Double
+        var support: Double
 
         /// Pillow's `precompute_coeffs`: the filter centered on each output pixel's center in input
         /// coordinates, stretched by the scale when shrinking, cut to the image and renormalized. Taps
@@ -25,6 +28,8 @@ extension Resize {
         init(input: Int, output: Int, filter: Interpolation) {
             first = [Int](repeating: 0, count: output)
             count = [Int](repeating: 1, count: output)
+            scale = Double(input) / Double(output)
+            support = filter.support * Swift.max(scale, 1)
             guard input != output else {
                 // Pillow skips the pass when a side keeps its size: one tap of weight 1 is the same.
                 stride = 1
@@ -32,9 +37,7 @@ extension Resize {
                 for x in 0..<output { first[x] = x }
                 return
             }
-            let scale = Double(input) / Double(output)
             let filterScale = Swift.max(scale, 1)
-            let support = filter.support * filterScale
             let inverse = 1 / filterScale
             stride = Int(support.rounded(.up)) * 2 + 1
             weights = [Float](repeating: 0, count: output * stride)
@@ -72,6 +75,8 @@ extension Resize {
         /// (a center on a pixel boundary) fall on the same side as in Pillow.
         init(nearestFrom input: Int, output: Int) {
             let step = Double(input) / Double(output)
+            scale = step
+            support = 0
             var position = step * 0.5
             first = [Int](repeating: 0, count: output)
             for x in 0..<output {
@@ -83,13 +88,21 @@ extension Resize {
             stride = 1
         }
 
-        /// The input coordinates output coordinates `range` read.
+        /// The input coordinates output coordinates `range` read. Coordinates outside the output (only
+        /// the scheduler's probes ask for those, to size its caches) get what the same filter would
+        /// read there, unclamped.
         func span(_ range: Range<Int>) -> Range<Int> {
+            guard !range.isEmpty else { return 0..<0 }
             var low = Int.max
             var high = Int.min
-            for x in range {
+            for x in range.clamped(to: 0..<first.count) {
                 low = Swift.min(low, first[x])
                 high = Swift.max(high, first[x] + count[x])
+            }
+            for x in [range.lowerBound, range.upperBound - 1] where !(0..<first.count).contains(x) {
+                let center = (Double(x) + 0.5) * scale
+                low = Swift.min(low, Int((center - support).rounded(.down)))
+                high = Swift.max(high, Int((center + support).rounded(.down)) + 1)
             }
             return low < high ? low..<high : 0..<0
         }
@@ -129,7 +142,6 @@ extension Resize {
         }
 
         func inputRegion(for output: Rect, input index: Int) -> Rect {
-            let output = output.intersection(outputExtent)
             guard !output.isEmpty else { return .empty }
             let columns = horizontal.span(output.minX..<output.maxX)
             let rows = vertical.span(output.minY..<output.maxY)
