@@ -27,11 +27,15 @@ import TesseraCore
 ///
 /// - Cost: one pass over the needed input rows into the output's columns, then one down the
 ///   output's rows; per output pixel about `2 * support * max(1, scale)` multiply-adds per axis
-///   (support 1 bilinear, 2 bicubic, 3 lanczos3). Weights are computed once per run.
+///   (support 1 bilinear, 2 bicubic, 3 lanczos3). Weights are computed once per run. Memory: a tile
+///   reads an input region `scale` times its size plus the filter's reach, all at once, so a large
+///   shrink reads a large region per tile (8K to 1080p: about 1036x1036 pixels, 17 MB, per 256-pixel
+///   tile; 8K to 240 pixels wide: the whole image for its one tile).
 struct Resize: Node {
     static let info = NodeInfo(
         op: "resize",
-        summary: "Scales an image to a width and/or height, by a factor, or to another image's size, antialiased.",
+        summary:
+            "Scales an image to a width and/or height, by a factor, or to another image's size, as Pillow's resize.",
         access: .geometry,
         outputs: [
             .init(
@@ -81,9 +85,8 @@ struct Resize: Node {
     var factor: Double? = nil
 
     @Parameter(
-        doc:
-            "The filter: nearest, bilinear, bicubic or lanczos3. Bicubic is Pillow's default: sharp, with less ringing than lanczos3 (libvips' default) when a small map is enlarged a lot."
-    )
+        doc: "Pillow's kernels: bicubic (Pillow's default) is sharp and rings less than lanczos3 (libvips' default) "
+            + "when a small map is enlarged a lot; nearest copies pixels.")
     var interpolation = Interpolation.bicubic
 
     func validate() throws(NodeProblem) {
