@@ -12,6 +12,7 @@ public enum BuiltinNodes {
         BlendWithMask.self,
         Composite.self,
         Crop.self,
+        Resize.self,
         Constant.self,
     ]
 }
