@@ -92,7 +92,11 @@ extension Graph {
     /// neighbouring tiles share the rows they both read instead of rendering them twice.
     static func enableCaches(for image: Image, scheduled: [ObjectIdentifier: ScheduledSource], tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
-        let probe = Rect(x: 4 * tileSize, y: 4 * tileSize, width: tileSize, height: tileSize)
+        // A tile in the middle of the output stands for all: away from the edges, where kernels clamp.
+        let probe = Rect(
+            x: image.width / 2 / tileSize * tileSize, y: image.height / 2 / tileSize * tileSize, width: tileSize,
+            height: tileSize
+        ).intersection(image.extent)
         for (index, input) in kernelSource.inputs.enumerated() {
             guard let source = input.image.source as? ScheduledSource, scheduled[ObjectIdentifier(source)] != nil
             else { continue }

@@ -223,19 +223,27 @@ final class ParallelSource: PixelSource {
             let top = region.minY / tile * tile
             let bottom = Swift.min(image.height, (region.maxY + tile - 1) / tile * tile)
             let rows = Rect(x: region.minX, y: top, width: region.width, height: bottom - top)
+            // Rows of tiles the last band already holds (a writer's strip straddling two rows of tiles)
+            // are copied, not rendered again.
+            var kept: PixelBuffer?
+            if let held = band, held.region.minX == rows.minX, held.region.width == rows.width {
+                let overlap = held.region.intersection(rows)
+                if !overlap.isEmpty { kept = held.cropped(to: overlap) }
+            }
             var buffer = band ?? PixelBuffer(region: .empty, channels: image.channels)
             band = nil
             buffer.reshape(to: rows)
-            try renderTiles(into: &buffer)
+            if let kept { buffer.copy(from: kept) }
+            try renderTiles(into: &buffer, skipping: kept?.region ?? .empty)
             target.copy(from: buffer)
             band = buffer
         }
     }
 
     /// Renders `buffer.region` as grid tiles spread over the workers.
-    private func renderTiles(into buffer: inout PixelBuffer) throws {
+    private func renderTiles(into buffer: inout PixelBuffer, skipping done: Rect) throws {
         let tile = monitor.options.tileSize
-        let tiles = buffer.region.gridCells(width: tile, height: tile)
+        let tiles = buffer.region.gridCells(width: tile, height: tile).filter { !done.contains($0) }
         let next = Atomic<Int>(0)
         let failure = Mutex<(any Error)?>(nil)
         let workers = Swift.min(monitor.options.threads, tiles.count)
