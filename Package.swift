@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(
             name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects"]),
+        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
     ],
     swiftLanguageModes: [.v6]
