@@ -46,8 +46,8 @@ clean:
 	rm -rf .build out
 
 # Node benchmarks: Benchmarks/ is a nested package (ordo-one/benchmark) that runs a 4K graph per node
-# through the library, in release mode, with its own .build. The peers comparison is separate:
-# Scripts/compare-peers.sh.
+# through the library, in release mode, with its own .build. One table per metric, every node a row.
+# The peers comparison is separate: Scripts/compare-peers.sh.
 .PHONY: bench
 bench: deps
-	cd Benchmarks && $(SWIFT) package benchmark
+	cd Benchmarks && $(SWIFT) package benchmark --no-progress --grouping metric
