@@ -38,6 +38,7 @@ extension Graph {
     public func run(options: RunOptions = RunOptions()) throws(RunError) -> RunReport {
         let nodes = neededNodes
         let monitor = RunMonitor(options: options)
+        defer { monitor.finish() }
         var remainingReaders: [String: Int] = [:]
         for node in nodes { for reference in node.references { remainingReaders[reference.node, default: 0] += 1 } }
         let readers = remainingReaders

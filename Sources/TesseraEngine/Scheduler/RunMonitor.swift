@@ -83,6 +83,17 @@ final class RunMonitor: Sendable {
     private let spans = Mutex<[TraceSpan]>([])
     private let done = Atomic<Int>(0)
     private let total = Atomic<Int>(0)
+    private let finished = Atomic<Bool>(false)
+    /// Work started ahead of need (a sink's next band); the run waits for it before returning.
+    let background = DispatchGroup()
+
+    /// The run is over: work ahead of need stops at its next tile, and the run waits for it.
+    func finish() {
+        finished.store(true, ordering: .relaxed)
+        background.wait()
+    }
+
+    var isFinished: Bool { finished.load(ordering: .relaxed) }
 
     init(options: RunOptions) { self.options = options }
 

@@ -23,7 +23,14 @@ final class ScheduledSource: PixelSource {
         self.extent = image.extent
         self.channels = image.channels
         self.monitor = monitor
-        if image.source.prefersSequentialRows { enableCache(rows: 2) }
+        if image.source.prefersSequentialRows || readsWholeRows { enableCache(rows: 2) }
+    }
+
+    /// Whether the source decodes whole rows at a time (a TIFF in strips): tiles across the width would
+    /// each decode the same strips again, so it is asked for full-width cells instead.
+    private var readsWholeRows: Bool {
+        guard let preferred = inner.preferredTileSize else { return false }
+        return preferred.width >= extent.width && extent.width > monitor.options.tileSize
     }
 
     var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
@@ -31,9 +38,9 @@ final class ScheduledSource: PixelSource {
     /// Keeps at least `rows` rows of cells (a reader's margin plus the row it renders).
     func enableCache(rows: Int) {
         let tile = monitor.options.tileSize
-        let sequential = inner.prefersSequentialRows
+        let fullWidth = inner.prefersSequentialRows || readsWholeRows
         cache.withLock { cache in
-            let cellWidth = sequential ? extent.width : tile
+            let cellWidth = fullWidth ? extent.width : tile
             let perRow = (extent.width + cellWidth - 1) / cellWidth
             let capacity = perRow * Swift.max(rows, cache?.rows ?? 0, 2)
             if let existing = cache, existing.capacity >= capacity { return }
@@ -81,7 +88,8 @@ final class ScheduledSource: PixelSource {
                 x: column * cache.cellWidth, y: row * cache.cellHeight, width: cache.cellWidth,
                 height: cache.cellHeight
             ).intersection(extent)
-            var buffer = PixelBuffer(region: region, channels: channels)
+            var buffer = cache.recycledBuffer(channels: channels)
+            buffer.reshape(to: region)
             try renderInner(into: &buffer)
             return buffer
         }
@@ -116,6 +124,9 @@ final class TileCache: Sendable {
         var entries: [Key: Entry] = [:]
         var clock = 0
         var bytes = 0
+        /// Evicted cells' storage, handed out again so big cells are not allocated (and page-faulted)
+        /// anew each time.
+        var spare: [PixelBuffer] = []
     }
 
     let cellWidth: Int
@@ -129,6 +140,12 @@ final class TileCache: Sendable {
         self.cellHeight = cellHeight
         self.rows = rows
         self.capacity = capacity
+    }
+
+    /// A buffer to render a new cell into: an evicted cell's storage when there is one (its samples are
+    /// stale; the caller overwrites them all).
+    func recycledBuffer(channels: Int) -> PixelBuffer {
+        state.withLock { $0.spare.popLast() } ?? PixelBuffer(region: .empty, channels: channels)
     }
 
     /// The cell at `key`, rendered by `compute` if no one has it; `held` learns the bytes cached.
@@ -191,20 +208,59 @@ final class TileCache: Sendable {
                 }
             }
             guard let (key, _, count) = oldest else { return }
+            if case .ready(let buffer, _)? = state.entries[key], state.spare.count < 2 { state.spare.append(buffer) }
             state.entries[key] = nil
             state.bytes -= count * MemoryLayout<Float>.size
         }
     }
 }
 
-/// An image as a sink or a global node reads it: each request is rounded out to whole rows of tiles,
-/// and those tiles render in parallel on the scheduler's workers. Writers ask for a few rows at a
-/// time; the band of tiles holding them is kept until a request moves past it.
+/// An image as a sink or a global node reads it: requests are served from bands, one row of tiles
+/// each, whose tiles render in parallel on the scheduler's workers. Writers ask for a few rows at a
+/// time (a strip, 64 PNG rows); a band is kept until a request starts below it. For a sink, the next
+/// band renders in the background while the writer encodes the current one, as libvips' write-behind.
 final class ParallelSource: PixelSource {
     let image: Image
     private let monitor: RunMonitor
     private let countsProgress: Bool
-    private let band = Mutex<PixelBuffer?>(nil)
+    private let state = Mutex(State())
+
+    /// Bands larger than this are not rendered ahead: memory matters more than overlap for images
+    /// that wide.
+    static let prefetchLimit = 64 << 20
+
+    private struct State {
+        /// Rendered bands by tile row, all spanning the same columns.
+        var bands: [Int: PixelBuffer] = [:]
+        /// The band rendering in the background, and its tile row.
+        var ahead: (row: Int, work: Ahead)?
+        /// Storage of bands no longer needed, reused for the next ones.
+        var spare: [PixelBuffer] = []
+
+        mutating func buffer(for rows: Rect, channels: Int) -> PixelBuffer {
+            var buffer = spare.popLast() ?? PixelBuffer(region: .empty, channels: channels)
+            buffer.reshape(to: rows)
+            return buffer
+        }
+
+        mutating func recycle(_ buffer: PixelBuffer) {
+            if spare.count < 2 { spare.append(buffer) }
+        }
+
+        /// Waits for the background band; keeps it if it rendered.
+        mutating func settleAhead() {
+            guard let (row, work) = ahead else { return }
+            work.group.wait()
+            ahead = nil
+            // A failed band is rendered again when asked for, and its error reaches the writer then.
+            if case .success(let buffer)? = work.result.withLock({ $0 }) { bands[row] = buffer }
+        }
+    }
+
+    private final class Ahead: Sendable {
+        let group = DispatchGroup()
+        let result = Mutex<Result<PixelBuffer, any Error>?>(nil)
+    }
 
     init(image: Image, monitor: RunMonitor, countsProgress: Bool) {
         self.image = image
@@ -214,36 +270,70 @@ final class ParallelSource: PixelSource {
 
     func render(into target: inout PixelBuffer) throws {
         let tile = monitor.options.tileSize
-        try band.withLock { band in
-            if let held = band, held.region.contains(target.region) {
-                target.copy(from: held)
-                return
+        let region = target.region
+        let firstRow = region.minY / tile
+        let lastRow = (region.maxY - 1) / tile
+        try state.withLock { state in
+            if let columns = state.bands.values.first?.region,
+                columns.minX != region.minX || columns.width != region.width
+            {
+                state.settleAhead()
+                for band in state.bands.values { state.recycle(band) }
+                state.bands = [:]
             }
-            let region = target.region
-            let top = region.minY / tile * tile
-            let bottom = Swift.min(image.height, (region.maxY + tile - 1) / tile * tile)
-            let rows = Rect(x: region.minX, y: top, width: region.width, height: bottom - top)
-            // Rows of tiles the last band already holds (a writer's strip straddling two rows of tiles)
-            // are copied, not rendered again.
-            var kept: PixelBuffer?
-            if let held = band, held.region.minX == rows.minX, held.region.width == rows.width {
-                let overlap = held.region.intersection(rows)
-                if !overlap.isEmpty { kept = held.cropped(to: overlap) }
+            for row in firstRow...lastRow {
+                if state.bands[row] == nil, state.ahead?.row == row { state.settleAhead() }
+                if state.bands[row] == nil {
+                    var band = state.buffer(for: bandRect(row: row, columns: region), channels: image.channels)
+                    try renderTiles(into: &band)
+                    state.bands[row] = band
+                }
+                if let band = state.bands[row] { target.copy(from: band) }
             }
-            var buffer = band ?? PixelBuffer(region: .empty, channels: image.channels)
-            band = nil
-            buffer.reshape(to: rows)
-            if let kept { buffer.copy(from: kept) }
-            try renderTiles(into: &buffer, skipping: kept?.region ?? .empty)
-            target.copy(from: buffer)
-            band = buffer
+            for row in state.bands.keys where row < firstRow {
+                if let band = state.bands.removeValue(forKey: row) { state.recycle(band) }
+            }
+            startAhead(row: lastRow + 1, columns: region, state: &state)
         }
     }
 
-    /// Renders `buffer.region` as grid tiles spread over the workers.
-    private func renderTiles(into buffer: inout PixelBuffer, skipping done: Rect) throws {
+    private func bandRect(row: Int, columns: Rect) -> Rect {
         let tile = monitor.options.tileSize
-        let tiles = buffer.region.gridCells(width: tile, height: tile).filter { !done.contains($0) }
+        return Rect(
+            x: columns.minX, y: row * tile, width: columns.width, height: Swift.min(tile, image.height - row * tile))
+    }
+
+    /// Starts rendering band `row` in the background, for a sink whose bands are small enough.
+    private func startAhead(row: Int, columns: Rect, state: inout State) {
+        let tile = monitor.options.tileSize
+        guard countsProgress, row * tile < image.height, state.bands[row] == nil, state.ahead?.row != row,
+            columns.width * tile * image.channels * MemoryLayout<Float>.size <= Self.prefetchLimit
+        else { return }
+        state.settleAhead()
+        let work = Ahead()
+        work.group.enter()
+        monitor.background.enter()
+        let monitor = self.monitor
+        // Captured as a variable, so the closure holds the only reference and renders in place.
+        nonisolated(unsafe) var storage = state.buffer(
+            for: bandRect(row: row, columns: columns), channels: image.channels)
+        DispatchQueue.global().async {
+            let result = Result { () throws -> PixelBuffer in
+                try self.renderTiles(into: &storage)
+                defer { storage = PixelBuffer(region: .empty, channels: storage.channels) }
+                return storage
+            }
+            work.result.withLock { $0 = result }
+            work.group.leave()
+            monitor.background.leave()
+        }
+        state.ahead = (row, work)
+    }
+
+    /// Renders `buffer.region` as grid tiles spread over the workers.
+    private func renderTiles(into buffer: inout PixelBuffer) throws {
+        let tile = monitor.options.tileSize
+        let tiles = buffer.region.gridCells(width: tile, height: tile)
         let next = Atomic<Int>(0)
         let failure = Mutex<(any Error)?>(nil)
         let workers = Swift.min(monitor.options.threads, tiles.count)
@@ -267,7 +357,7 @@ final class ParallelSource: PixelSource {
                     if i >= tiles.count || failure.withLock({ $0 != nil }) { break }
                     let part = tiles[i]
                     do {
-                        if monitor.cancellation.isCancelled { throw CancellationError() }
+                        if monitor.cancellation.isCancelled || monitor.isFinished { throw CancellationError() }
                         scratch.reshape(to: part)
                         try image.render(into: &scratch)
                     } catch {
