@@ -6,5 +6,6 @@ public enum BuiltinNodes {
         Load.self,
         Save.self,
         ColorMatrix.self,
+        GaussianBlur.self,
     ]
 }
