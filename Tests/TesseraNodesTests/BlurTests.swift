@@ -6,8 +6,8 @@ import TesseraCore
 /// gaussianBlur against SciPy's `gaussian_filter` (truncate 4; Scripts/make-blur-fixtures.py), on crops
 /// of the example photo with 8-bit values. The tolerance is the node's promise on photos: a mean absolute
 /// difference under 0.5/255 and a largest under 2/255 (libvips' default blur is 13/255 off at sigma 20,
-/// OpenCV's 1.6/255). Small sigmas use SciPy's own taps and land within Float32 rounding; from sigma 3 on
-/// the cosine series lands within about 0.2/255.
+/// OpenCV's 1.6/255). Small sigmas use SciPy's own taps and land within Float32 rounding; from sigma 4.5
+/// on the cosine series lands within about 0.2/255.
 @Suite struct BlurTests {
     let verifier = NodeVerifier()
     static let meanTolerance: Float = 0.5 / 255
@@ -92,9 +92,10 @@ import TesseraCore
         Setup(sigma: 0.8, edge: "clamp", image: "rgba"),
         Setup(sigma: 1.5, edge: "transparent", image: "gray"),
         Setup(sigma: 2.5, edge: "transparent", image: "rgb"),
-        Setup(sigma: 3, edge: "clamp", image: "rgb"),
-        Setup(sigma: 4.5, edge: "transparent", image: "rgba"),
+        Setup(sigma: 4, edge: "transparent", image: "rgba"),
+        Setup(sigma: 4.5, edge: "clamp", image: "rgb"),  // the cosine series from here on
         Setup(sigma: 6, edge: "clamp", image: "gray"),
+        Setup(sigma: 9, edge: "transparent", image: "rgba"),
         Setup(sigma: 12, edge: "clamp", image: "rgba"),
     ])
     func passesTheNodeVerifier(_ setup: Setup) throws {
@@ -111,7 +112,8 @@ import TesseraCore
         #expect(blurred.layout == image.layout && blurred.extent == image.extent)
     }
 
-    /// The cosine series stays within the stated bound of SciPy's taps, as a 2-D kernel, whatever sigma.
+    /// The cosine series stays within its stated bounds of SciPy's taps (L1 norm of the difference: the
+    /// largest error on any image in 0...1), in 1-D and as a 2-D kernel.
     @Test func cosineKernelIsCloseToTheGaussian() {
         for sigma in stride(from: GaussianBlur.cosineFromSigma, through: 60, by: 0.35) {
             let cosine = CosineGaussian(sigma: sigma).kernel
@@ -120,7 +122,7 @@ import TesseraCore
             let taps = (-e...e).map { n in (abs(n) <= r ? cosine[n + r] : 0, exact[n + e]) }
             let l1 = taps.reduce(0) { $0 + abs($1.0 - $1.1) }
             let l1Square = taps.reduce(0) { sum, a in sum + taps.reduce(0) { $0 + abs(a.0 * $1.0 - a.1 * $1.1) } }
-            #expect(l1 < 1.0 / 255 && l1Square < 1.6 / 255, "sigma \(sigma): \(l1 * 255), \(l1Square * 255)")
+            #expect(l1 < 0.7 / 255 && l1Square < 1.16 / 255, "sigma \(sigma): \(l1 * 255), \(l1Square * 255)")
             #expect(cosine.allSatisfy { $0 >= 0 }, "sigma \(sigma): negative taps")
         }
     }

@@ -3,14 +3,15 @@ import TesseraCore
 /// `gaussianBlur`: a Gaussian blur that agrees with SciPy's `gaussian_filter` (`truncate=4.0`; `mode=
 /// 'nearest'` for `edge: clamp`, `mode='constant'` for `transparent`).
 ///
-/// Small sigmas use SciPy's own taps (exact up to Float32 rounding). From sigma 3 on, a sum of four
-/// cosines on a 3.5-sigma window stands in for the Gaussian (``CosineGaussian``): its cost per pixel
-/// does not grow with sigma, and it stays within 1.5/255 of SciPy on any 8-bit image (about 0.2/255 on
+/// Small sigmas use SciPy's own taps (exact up to Float32 rounding). From sigma 4.5 on, a constant and
+/// three cosines on a 3.5-sigma window stand in for the Gaussian (``CosineGaussian``): its cost per pixel
+/// does not grow with sigma, and it stays within 1.2/255 of SciPy on any image (0.2/255 on
 /// photos). Colors are premultiplied by alpha while blurring, so transparent pixels never darken their
-/// neighbours.
+/// neighbours. Every pixel's value is the same whatever the tiling.
 ///
-/// - Cost: per pixel, about 2 x (4 sigma + 1) multiply-adds per channel up to sigma 3, then a constant
-///   (about 60 per channel). Each tile also reads a margin of 4 sigma (3.5 sigma from 3 on) around it.
+/// - Cost: per sample and axis, 12 sigma + 1 additions and multiplications below sigma 4.5 (the taps),
+///   then a constant of about 45 (the cosine series; the taps cost that much at sigma 4.5). Each tile
+///   also reads a margin of 4 sigma (3.5 sigma from 4.5 on) on every side, which does grow with sigma.
 struct GaussianBlur: Node {
     static let info = NodeInfo(
         op: "gaussianBlur",
@@ -30,8 +31,9 @@ struct GaussianBlur: Node {
         case transparent
     }
 
-    /// The sigma from which the cosine series is used: where it becomes faster than the exact taps.
-    static let cosineFromSigma = 3.0
+    /// The sigma from which the cosine series is used: where it became faster than the exact taps, on
+    /// 8K gray, RGB and RGBA images (one core, 256-pixel tiles).
+    static let cosineFromSigma = 4.5
 
     @Input(doc: "The image to blur; where it has alpha, transparent pixels do not darken their neighbours.")
     var input: Image
@@ -77,10 +79,9 @@ struct GaussianBlur: Node {
         let margin: Int
         /// Samples per pixel in the scratch buffers: gray 1, RGB 3 (alpha is 1 and is not blurred), else 4.
         let channels: Int
-        /// The taps or the cosine tables, as Float32.
+        /// The taps, as Float32.
         let weights: [Float]
-        let modulation: [Float]
-        let demodulation: [Float]
+        let tables: CosineTables?
 
         /// Where the blurred alpha is below this (half a 16-bit step) the pixel is transparent black: the
         /// color of an almost transparent pixel is a ratio of two sums at the level of their rounding error.
@@ -91,12 +92,11 @@ struct GaussianBlur: Node {
             self.layout = layout
             switch method {
             case .copy:
-                (margin, weights, modulation, demodulation) = (0, [], [], [])
+                (margin, weights, tables) = (0, [], nil)
             case .taps(let taps):
-                (margin, weights, modulation, demodulation) = (taps.radius, taps.weights, [], [])
+                (margin, weights, tables) = (taps.radius, taps.weights, nil)
             case .cosine(let cosine):
-                (margin, weights) = (cosine.radius, [])
-                (modulation, demodulation) = (cosine.modulation, cosine.demodulation)
+                (margin, weights, tables) = (cosine.radius, [], CosineTables(cosine))
             }
             switch layout {
             case .gray: channels = 1
@@ -119,16 +119,19 @@ struct GaussianBlur: Node {
             let area = region.insetBy(dx: -margin, dy: -margin)
             let c = channels
             // The working copy: area.height rows of area.width pixels; one float of slack past each row
-            // for the 4-wide loads of packed RGB, rows padded to 16 floats for the 16-wide FIR.
+            // for the 4-wide loads of packed RGB, rows padded to 16 floats for the 16-wide FIR. (Strips of
+            // columns stored one after another would make the cosine pass's column walks contiguous, but
+            // measured no faster: what the column walks gain, the copy into strips loses.)
             let workStride = Self.roundUp(area.width * c + 1, 16)
-            var work = [Float](repeating: 0, count: area.height * workStride)
+            var work = Self.scratch(area.height * workStride)
             fillWorkingCopy(&work, stride: workStride, area: area, from: inputs[0])
             // After the vertical pass: region.height rows of area.width pixels, with room for the
             // horizontal FIR's 16-wide reads past the last output.
             let middleStride = Self.roundUp(
                 max(area.width * c + 1, Self.roundUp(region.width * c, 16) + 2 * margin * c), 16)
-            var middle = [Float](repeating: 0, count: region.height * middleStride)
-            var line = [Float](repeating: 0, count: Self.roundUp(region.width * 4, 16) + 16)
+            var middle = Self.scratch(region.height * middleStride)
+            Self.zeroPadding(&middle, rows: region.height, stride: middleStride, from: area.width * c)
+            var line = Self.scratch(Self.roundUp(region.width * 4, 16) + 16)
             let outRowLength = output.rowLength
             work.withUnsafeBufferPointer { work in
                 middle.withUnsafeMutableBufferPointer { middle in
@@ -157,18 +160,20 @@ struct GaussianBlur: Node {
             let channels = self.channels
             let inputRowLength = input.rowLength
             let start = input.index(x: area.minX, y: area.minY)
+            let used = area.width * channels
             input.samples.withUnsafeBufferPointer { source in
                 work.withUnsafeMutableBufferPointer { target in
                     guard let source = source.baseAddress, let target = target.baseAddress else { return }
                     for row in 0..<area.height {
                         let from = source + (start &+ row &* inputRowLength)
                         let to = target + row &* stride
+                        (to + used).update(repeating: 0, count: stride &- used)
                         switch channels {
                         case 1:
                             to.update(from: from, count: area.width)
                         case 3:
                             // Overlapping 4-wide stores: each pixel's junk fourth lane is overwritten by the
-                            // next pixel, the last one's by the row's slack float.
+                            // next pixel, the last one's lands in the row's slack.
                             for x in 0..<area.width {
                                 let pixel: SIMD4<Float> = SeparablePasses.load(from + x &* 4)
                                 SeparablePasses.store(pixel, to + x &* 3)
@@ -182,6 +187,20 @@ struct GaussianBlur: Node {
                         }
                     }
                 }
+            }
+        }
+
+        /// A scratch buffer left uninitialized: every sample is written before it is read, except the
+        /// padding after each row, which ``zeroPadding(_:rows:stride:from:)`` clears (junk there could be
+        /// a denormal, which would slow the passes down).
+        static func scratch(_ count: Int) -> [Float] {
+            [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        }
+
+        static func zeroPadding(_ buffer: inout [Float], rows: Int, stride: Int, from start: Int) {
+            buffer.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                for row in 0..<rows { (base + (row &* stride &+ start)).update(repeating: 0, count: stride &- start) }
             }
         }
 
@@ -223,12 +242,15 @@ struct GaussianBlur: Node {
 
         /// The cosine series: vertical over 4-column strips, horizontal over pixels (gray: 4 rows at once).
         func cosine() {
+            guard let tables = kernel.tables else { return }
             let c = kernel.channels
             let radius = kernel.margin
-            var suffix = [Float](repeating: 0, count: max(region.width, region.height) * 7 * 4)
-            var interleaved = [Float](repeating: 0, count: c == 1 ? area.width * 4 : 0)
-            kernel.modulation.withUnsafeBufferPointer { modulation in
-                kernel.demodulation.withUnsafeBufferPointer { demodulation in
+            var suffix = [SIMD4<Float>](unsafeUninitializedCapacity: max(region.width, region.height) * 7) {
+                _, initialized in initialized = max(region.width, region.height) * 7
+            }
+            var interleaved = Kernel.scratch(c == 1 ? area.width * 4 : 0)
+            tables.modulation.withUnsafeBufferPointer { modulation in
+                tables.demodulation.withUnsafeBufferPointer { demodulation in
                     suffix.withUnsafeMutableBufferPointer { suffix in
                         interleaved.withUnsafeMutableBufferPointer { interleaved in
                             guard let modulation = modulation.baseAddress, let demodulation = demodulation.baseAddress,
@@ -239,7 +261,7 @@ struct GaussianBlur: Node {
                             var column = 0
                             while column < area.width * c {
                                 sweep.run(
-                                    SIMD4<Float>.self, source: work + column, step: workStride, first: area.minY,
+                                    source: work + column, step: workStride, first: area.minY,
                                     count: region.height, dest: middle + column, destStep: middleStride)
                                 column &+= 4
                             }
@@ -249,8 +271,8 @@ struct GaussianBlur: Node {
                             } else {
                                 for row in 0..<region.height {
                                     sweep.run(
-                                        SIMD4<Float>.self, source: middle + row &* middleStride, step: c,
-                                        first: area.minX, count: region.width, dest: line, destStep: 4)
+                                        source: middle + row &* middleStride, step: c, first: area.minX,
+                                        count: region.width, dest: line, destStep: 4)
                                     writeRow(row, from: line, pixelStep: 4)
                                 }
                             }
@@ -270,8 +292,7 @@ struct GaussianBlur: Node {
                     for x in 0..<area.width { interleaved[x &* 4 &+ lane] = from[x] }
                 }
                 sweep.run(
-                    SIMD4<Float>.self, source: interleaved, step: 4, first: area.minX, count: region.width, dest: line,
-                    destStep: 4)
+                    source: interleaved, step: 4, first: area.minX, count: region.width, dest: line, destStep: 4)
                 for lane in 0..<rows {
                     let to = output + (row + lane) &* outputRowLength
                     for x in 0..<region.width { to[x] = line[x &* 4 &+ lane] }

@@ -58,24 +58,27 @@ enum SeparablePasses {
 /// `s`, from the window's start, plus the prefix sum of the block from `s` to the window's end. Suffix
 /// sums run backward from each block's end, prefix sums forward from each block's start: every window
 /// sum adds the same samples in the same order whatever the tile, and reads nothing outside the window
-/// (as van Herk and Gil-Werman's running max does). A vector `V` holds independent lanes: 4 channels of
-/// a pixel, or neighbouring columns.
+/// (as van Herk and Gil-Werman's running max does). A `SIMD4` holds 4 independent lanes: the channels
+/// of a pixel, or 4 neighbouring columns.
 struct CosineSweep {
+    typealias Vector = SIMD4<Float>
+
     /// R.
     let radius: Int
-    /// Period 2R: ``CosineGaussian/modulation`` and ``CosineGaussian/demodulation``.
-    let modulation: UnsafePointer<Float>
-    let demodulation: UnsafePointer<Float>
+    /// ``CosineTables/modulation`` and ``CosineTables/demodulation``.
+    let modulation: UnsafePointer<Vector>
+    let demodulation: UnsafePointer<Vector>
     /// Room for `7 * count` vectors: the suffix sums of each output's window start.
-    let suffix: UnsafeMutablePointer<Float>
+    let suffix: UnsafeMutablePointer<Vector>
 
-    /// The 7 component sums of one lane vector.
-    struct Sums<V: SIMD> where V.Scalar == Float {
-        var s0 = V(), s1 = V(), s2 = V(), s3 = V(), s4 = V(), s5 = V(), s6 = V()
+    /// The 7 component sums of one vector.
+    struct Sums {
+        var s0 = Vector(), s1 = Vector(), s2 = Vector(), s3 = Vector(), s4 = Vector(), s5 = Vector()
+        var s6 = Vector()
 
         /// Adds sample `x` times its modulation factors `m[0..<6]` (component 0's factor is 1).
         @inline(__always)
-        mutating func add(_ x: V, _ m: UnsafePointer<Float>) {
+        mutating func add(_ x: Vector, _ m: UnsafePointer<Vector>) {
             s0 += x
             s1 += x * m[0]
             s2 += x * m[1]
@@ -86,15 +89,27 @@ struct CosineSweep {
         }
 
         @inline(__always)
-        func store(_ pointer: UnsafeMutablePointer<Float>) {
-            let n = V.scalarCount
-            SeparablePasses.store(s0, pointer)
-            SeparablePasses.store(s1, pointer + n)
-            SeparablePasses.store(s2, pointer + 2 &* n)
-            SeparablePasses.store(s3, pointer + 3 &* n)
-            SeparablePasses.store(s4, pointer + 4 &* n)
-            SeparablePasses.store(s5, pointer + 5 &* n)
-            SeparablePasses.store(s6, pointer + 6 &* n)
+        func store(_ pointer: UnsafeMutablePointer<Vector>) {
+            pointer[0] = s0
+            pointer[1] = s1
+            pointer[2] = s2
+            pointer[3] = s3
+            pointer[4] = s4
+            pointer[5] = s5
+            pointer[6] = s6
+        }
+
+        /// `Σ d[j] (suffix[j] + sⱼ)`, always in this order.
+        @inline(__always)
+        func combined(with suffix: UnsafePointer<Vector>, _ d: UnsafePointer<Vector>) -> Vector {
+            var value = (suffix[0] + s0) * d[0]
+            value += (suffix[1] + s1) * d[1]
+            value += (suffix[2] + s2) * d[2]
+            value += (suffix[3] + s3) * d[3]
+            value += (suffix[4] + s4) * d[4]
+            value += (suffix[5] + s5) * d[5]
+            value += (suffix[6] + s6) * d[6]
+            return value
         }
     }
 
@@ -104,82 +119,103 @@ struct CosineSweep {
         return r < 0 ? r + modulus : r
     }
 
-    /// Filters the line whose sample at absolute coordinate `first + i` is `source + i * step` (for `i`
-    /// in `0..<count + 2R`) into `count` outputs, output `i` (coordinate `first + R + i`) at
-    /// `dest + i * destStep`.
+    /// Filters the line whose sample at absolute coordinate `first + i` is the 4 floats at `source + i *
+    /// step` (for `i` in `0..<count + 2R`) into `count` outputs: output `i` (coordinate `first + R + i`)
+    /// goes to the 4 floats at `dest + i * destStep`.
     @inline(__always)
-    func run<V: SIMD>(
-        _: V.Type, source: UnsafePointer<Float>, step: Int, first: Int, count: Int, dest: UnsafeMutablePointer<Float>,
+    func run(
+        source: UnsafePointer<Float>, step: Int, first: Int, count: Int, dest: UnsafeMutablePointer<Float>,
         destStep: Int
-    ) where V.Scalar == Float {
+    ) {
         let radius = self.radius
         let block = 2 &* radius &+ 1
         let period = 2 &* radius
-        let lanes = V.scalarCount
         let modulation = self.modulation
         let demodulation = self.demodulation
         let suffix = self.suffix
-
-        // Backward: the suffix sums of the window starts first ..< first + count, each from its block's end.
-        let lastStart = first &+ count &- 1
-        var p = lastStart &+ (block &- Self.positiveModulo(lastStart, block)) % block  // a block start >= lastStart
-        var k = 0  // p's place in its block
-        var q = Self.positiveModulo(p, period)
-        var sums = Sums<V>()
-        var x = source + (p &- first) &* step
-        while p >= first {
-            if k == 0 {
-                sums = Sums<V>()  // a window starting on a block start has an empty suffix
-            } else {
-                sums.add(SeparablePasses.load(x), modulation + q &* 6)
-            }
-            if p <= lastStart { sums.store(suffix + (p &- first) &* 7 &* lanes) }
-            p &-= 1
-            x -= step
-            k = k == 0 ? block &- 1 : k &- 1
-            q = q == 0 ? period &- 1 : q &- 1
+        // Tables hold 4R + 1 phases, so a run of up to B coordinates never wraps: the factors of
+        // coordinate p, in a run from `low`, are at phase(low) + (p - low).
+        @inline(__always) func phase(_ p: Int) -> Int { Self.positiveModulo(p, period) }
+        @inline(__always) func sample(_ p: Int) -> Vector {
+            SeparablePasses.load(source + (p &- first) &* step)
         }
 
-        // Forward: prefix sums from each block's start; window i ends at first + 2R + i.
+        // Backward: the suffix sums of the window starts first ... lastStart, each from its block's end.
+        let lastStart = first &+ count &- 1
+        let top = lastStart &+ (block &- Self.positiveModulo(lastStart, block)) % block  // a block start
+        if top == lastStart { Sums().store(suffix + (count &- 1) &* 7) }  // a window that is one block
+        var high = top &- 1
+        while high >= first {
+            let blockStart = high &- block &+ 1
+            let low = max(first, blockStart &+ 1)
+            var sums = Sums()
+            var p = high
+            var m = modulation + (phase(low) &+ (p &- low)) &* 6
+            while p >= low && p > lastStart {
+                sums.add(sample(p), m)
+                p &-= 1
+                m -= 6
+            }
+            if p >= low {
+                var stored = suffix + (p &- first) &* 7
+                while p >= low {
+                    sums.add(sample(p), m)
+                    sums.store(stored)
+                    p &-= 1
+                    m -= 6
+                    stored -= 7
+                }
+            }
+            if blockStart >= first && blockStart <= lastStart { Sums().store(suffix + (blockStart &- first) &* 7) }
+            high = blockStart &- 1
+        }
+
+        // Forward: prefix sums from each block's start; window i ends at firstEnd + i.
         let firstEnd = first &+ period
         let end = firstEnd &+ count
-        p = firstEnd &- Self.positiveModulo(firstEnd, block)  // the block start <= firstEnd, >= first
-        k = 0
-        q = Self.positiveModulo(p, period)
-        var qx = Self.positiveModulo(p &- radius, period)  // the phase of the window's centre
-        sums = Sums<V>()
-        x = source + (p &- first) &* step
-        var out = dest
-        var stored = suffix
-        while p < end {
-            if k == 0 { sums = Sums<V>() }
-            sums.add(SeparablePasses.load(x), modulation + q &* 6)
-            if p >= firstEnd {
-                let d = demodulation + qx &* 7
-                let n = lanes
-                var value = (SeparablePasses.load(stored) + sums.s0) * d[0]
-                value += (SeparablePasses.load(stored + n) + sums.s1) * d[1]
-                value += (SeparablePasses.load(stored + 2 &* n) + sums.s2) * d[2]
-                value += (SeparablePasses.load(stored + 3 &* n) + sums.s3) * d[3]
-                value += (SeparablePasses.load(stored + 4 &* n) + sums.s4) * d[4]
-                value += (SeparablePasses.load(stored + 5 &* n) + sums.s5) * d[5]
-                value += (SeparablePasses.load(stored + 6 &* n) + sums.s6) * d[6]
-                SeparablePasses.store(value as V, out)
-                out += destStep
-                stored += 7 &* n
+        var start = firstEnd &- Self.positiveModulo(firstEnd, block)  // a block start, >= first
+        while start < end {
+            let stop = min(start &+ block, end)
+            var sums = Sums()
+            var p = start
+            var m = modulation + phase(start) &* 6
+            while p < stop && p < firstEnd {
+                sums.add(sample(p), m)
+                p &+= 1
+                m += 6
             }
-            p &+= 1
-            x += step
-            k = k == block &- 1 ? 0 : k &+ 1
-            q = q == period &- 1 ? 0 : q &+ 1
-            qx = qx == period &- 1 ? 0 : qx &+ 1
+            if p < stop {
+                var d = demodulation + phase(p &- radius) &* 7
+                var stored = UnsafePointer(suffix + (p &- firstEnd) &* 7)
+                var out = dest + (p &- firstEnd) &* destStep
+                while p < stop {
+                    sums.add(sample(p), m)
+                    SeparablePasses.store(sums.combined(with: stored, d), out)
+                    p &+= 1
+                    m += 6
+                    d += 7
+                    stored += 7
+                    out += destStep
+                }
+            }
+            start = stop
         }
     }
 }
 
-extension SeparablePasses {
-    @inline(__always)
-    static func load<V: SIMD>(_ pointer: UnsafeMutablePointer<Float>) -> V where V.Scalar == Float {
-        load(UnsafePointer(pointer))
+/// The cosine tables laid out for ``CosineSweep``: each factor repeated in 4 lanes, for 4R + 1 phases.
+struct CosineTables: Sendable {
+    /// 6 vectors per phase: `cos θ₁m, sin θ₁m, cos θ₂m, ...`.
+    let modulation: [SIMD4<Float>]
+    /// 7 vectors per phase: `c₀, c₁ cos θ₁x, c₁ sin θ₁x, ...`.
+    let demodulation: [SIMD4<Float>]
+
+    init(_ cosine: CosineGaussian) {
+        let period = 2 * cosine.radius
+        let phases = 0...(4 * cosine.radius)
+        modulation = phases.flatMap { t in (0..<6).map { SIMD4(repeating: cosine.modulation[t % period * 6 + $0]) } }
+        demodulation = phases.flatMap { t in
+            (0..<7).map { SIMD4(repeating: cosine.demodulation[t % period * 7 + $0]) }
+        }
     }
 }
