@@ -245,8 +245,8 @@ struct GaussianBlur: Node {
             guard let tables = kernel.tables else { return }
             let c = kernel.channels
             let radius = kernel.margin
-            var suffix = [SIMD4<Float>](unsafeUninitializedCapacity: max(region.width, region.height) * 7) {
-                _, initialized in initialized = max(region.width, region.height) * 7
+            var suffix = [SIMD4<Float>](unsafeUninitializedCapacity: max(region.width, region.height)) {
+                _, initialized in initialized = max(region.width, region.height)
             }
             var interleaved = Kernel.scratch(c == 1 ? area.width * 4 : 0)
             tables.modulation.withUnsafeBufferPointer { modulation in

@@ -68,7 +68,8 @@ struct CosineSweep {
     /// ``CosineTables/modulation`` and ``CosineTables/demodulation``.
     let modulation: UnsafePointer<Vector>
     let demodulation: UnsafePointer<Vector>
-    /// Room for `7 * count` vectors: the suffix sums of each output's window start.
+    /// Room for `count` vectors: each output's share of the suffix sums of its window (already weighted
+    /// by the output's demodulation factors, so the forward pass reads one vector, not seven).
     let suffix: UnsafeMutablePointer<Vector>
 
     /// The 7 component sums of one vector.
@@ -88,27 +89,16 @@ struct CosineSweep {
             s6 += x * m[5]
         }
 
+        /// `start + Σ d[j] sⱼ`, always in this order.
         @inline(__always)
-        func store(_ pointer: UnsafeMutablePointer<Vector>) {
-            pointer[0] = s0
-            pointer[1] = s1
-            pointer[2] = s2
-            pointer[3] = s3
-            pointer[4] = s4
-            pointer[5] = s5
-            pointer[6] = s6
-        }
-
-        /// `Σ d[j] (suffix[j] + sⱼ)`, always in this order.
-        @inline(__always)
-        func combined(with suffix: UnsafePointer<Vector>, _ d: UnsafePointer<Vector>) -> Vector {
-            var value = (suffix[0] + s0) * d[0]
-            value += (suffix[1] + s1) * d[1]
-            value += (suffix[2] + s2) * d[2]
-            value += (suffix[3] + s3) * d[3]
-            value += (suffix[4] + s4) * d[4]
-            value += (suffix[5] + s5) * d[5]
-            value += (suffix[6] + s6) * d[6]
+        func demodulated(_ d: UnsafePointer<Vector>, plus start: Vector) -> Vector {
+            var value = start + s0 * d[0]
+            value += s1 * d[1]
+            value += s2 * d[2]
+            value += s3 * d[3]
+            value += s4 * d[4]
+            value += s5 * d[5]
+            value += s6 * d[6]
             return value
         }
     }
@@ -140,10 +130,11 @@ struct CosineSweep {
             SeparablePasses.load(source + (p &- first) &* step)
         }
 
-        // Backward: the suffix sums of the window starts first ... lastStart, each from its block's end.
+        // Backward: the suffix sums of the window starts first ... lastStart, each from its block's end,
+        // demodulated for the window's centre.
         let lastStart = first &+ count &- 1
         let top = lastStart &+ (block &- Self.positiveModulo(lastStart, block)) % block  // a block start
-        if top == lastStart { Sums().store(suffix + (count &- 1) &* 7) }  // a window that is one block
+        if top == lastStart { suffix[count &- 1] = Vector() }  // a window that is one block
         var high = top &- 1
         while high >= first {
             let blockStart = high &- block &+ 1
@@ -157,16 +148,18 @@ struct CosineSweep {
                 m -= 6
             }
             if p >= low {
-                var stored = suffix + (p &- first) &* 7
+                var d = demodulation + (phase(low &+ radius) &+ (p &- low)) &* 7
+                var stored = suffix + (p &- first)
                 while p >= low {
                     sums.add(sample(p), m)
-                    sums.store(stored)
+                    stored.pointee = sums.demodulated(d, plus: Vector())
                     p &-= 1
                     m -= 6
-                    stored -= 7
+                    d -= 7
+                    stored -= 1
                 }
             }
-            if blockStart >= first && blockStart <= lastStart { Sums().store(suffix + (blockStart &- first) &* 7) }
+            if blockStart >= first && blockStart <= lastStart { suffix[blockStart &- first] = Vector() }
             high = blockStart &- 1
         }
 
@@ -186,15 +179,15 @@ struct CosineSweep {
             }
             if p < stop {
                 var d = demodulation + phase(p &- radius) &* 7
-                var stored = UnsafePointer(suffix + (p &- firstEnd) &* 7)
+                var stored = UnsafePointer(suffix + (p &- firstEnd))
                 var out = dest + (p &- firstEnd) &* destStep
                 while p < stop {
                     sums.add(sample(p), m)
-                    SeparablePasses.store(sums.combined(with: stored, d), out)
+                    SeparablePasses.store(sums.demodulated(d, plus: stored.pointee), out)
                     p &+= 1
                     m += 6
                     d += 7
-                    stored += 7
+                    stored += 1
                     out += destStep
                 }
             }
