@@ -45,16 +45,7 @@ struct GaussianBlur: Node {
     var edge = Edge.clamp
 
     func run() throws -> NodeOutputs {
-        let taps = GaussianTaps(sigma: sigma)
-        let method: Kernel.Method
-        if taps.radius == 0 {
-            method = .copy
-        } else if sigma >= Self.cosineFromSigma {
-            method = .cosine(CosineGaussian(sigma: sigma))
-        } else {
-            method = .taps(taps)
-        }
-        let kernel = Kernel(method: method, layout: input.layout)
+        let kernel = Kernel(sigma: sigma, layout: input.layout)
         let edgeMode: EdgeMode = edge == .clamp ? .clamp : .transparent
         return NodeOutputs(
             .image(
@@ -69,34 +60,36 @@ struct GaussianBlur: Node {
         enum Method {
             /// Sigma so small that the kernel is one tap.
             case copy
-            case taps(GaussianTaps)
-            case cosine(CosineGaussian)
+            /// ``GaussianTaps``.
+            case taps
+            /// ``CosineGaussian``.
+            case cosine
         }
 
         let method: Method
-        let layout: PixelLayout
         /// Pixels read on each side of the output region.
         let margin: Int
         /// Samples per pixel in the scratch buffers: gray 1, RGB 3 (alpha is 1 and is not blurred), else 4.
         let channels: Int
-        /// The taps, as Float32.
+        /// The taps' weights, for ``Method/taps``.
         let weights: [Float]
+        /// The cosine series' tables, for ``Method/cosine``.
         let tables: CosineTables?
 
         /// Where the blurred alpha is below this (half a 16-bit step) the pixel is transparent black: the
         /// color of an almost transparent pixel is a ratio of two sums at the level of their rounding error.
         static let transparentBelow: Float = 0x1p-17
 
-        init(method: Method, layout: PixelLayout) {
-            self.method = method
-            self.layout = layout
-            switch method {
-            case .copy:
-                (margin, weights, tables) = (0, [], nil)
-            case .taps(let taps):
-                (margin, weights, tables) = (taps.radius, taps.weights, nil)
-            case .cosine(let cosine):
-                (margin, weights, tables) = (cosine.radius, [], CosineTables(cosine))
+        /// Prepares the weights or tables once; tiles only read them.
+        init(sigma: Double, layout: PixelLayout) {
+            let taps = GaussianTaps(sigma: sigma)
+            if taps.radius == 0 {
+                (method, margin, weights, tables) = (.copy, 0, [], nil)
+            } else if sigma >= GaussianBlur.cosineFromSigma {
+                let cosine = CosineGaussian(sigma: sigma)
+                (method, margin, weights, tables) = (.cosine, cosine.radius, [], CosineTables(cosine))
+            } else {
+                (method, margin, weights, tables) = (.taps, taps.radius, taps.weights, nil)
             }
             switch layout {
             case .gray: channels = 1

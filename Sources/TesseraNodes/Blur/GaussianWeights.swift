@@ -10,6 +10,10 @@ struct GaussianTaps: Sendable {
 
     init(sigma: Double) {
         let radius = Int(4 * sigma + 0.5)
+        guard radius > 0 else {
+            (self.radius, weights) = (0, [1])
+            return
+        }
         var exact = (0...radius).map { k in exp(-0.5 * Double(k * k) / (sigma * sigma)) }
         let sum = exact.dropFirst().reduce(0, +) * 2 + exact[0]
         for k in exact.indices { exact[k] /= sum }
