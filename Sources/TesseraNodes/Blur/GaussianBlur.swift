@@ -27,7 +27,8 @@ struct GaussianBlur: Node {
     enum Edge: String, ParameterChoice {
         /// The nearest edge pixel, as Core Image's `clampedToExtent` (SciPy's `nearest`).
         case clamp
-        /// Transparent black (SciPy's `constant` with 0): edges fade out.
+        /// Transparent black (SciPy's `constant` with 0): edges fade out, to transparent where the image has
+        /// alpha, to black where it has not (the output keeps the input's layout, so RGB stays opaque).
         case transparent
     }
 
@@ -41,7 +42,9 @@ struct GaussianBlur: Node {
     @Parameter(doc: "Standard deviation of the Gaussian.", range: 0...1000, suggested: 0.5...100, unit: "px")
     var sigma = 2.0
 
-    @Parameter(doc: "What lies outside the image: clamp repeats the nearest edge pixel, transparent is nothing.")
+    @Parameter(
+        doc: "Outside the image: clamp repeats the edge pixels; transparent is transparent black (black without alpha)."
+    )
     var edge = Edge.clamp
 
     func run() throws -> NodeOutputs {
