@@ -14,5 +14,6 @@ public enum BuiltinNodes {
         Crop.self,
         Resize.self,
         Constant.self,
+        GaussianBlur.self,
     ]
 }

@@ -399,12 +399,12 @@ let brokenGraphs: [BrokenGraph] = [
             version: 1
             nodes:
               photo: { op: load, path: x.png, maxPixels: 0 }
-              blur: { op: gaussianBlur, input: photo }
+              blur: { op: noSuchOp, input: photo }
               out: { op: save, input: photo, path: o.jpg, quality: 0, depth: 16 }
             """,
         expected: [
             "g.yaml:3:46: error: photo.maxPixels: 0 is out of range: at least 1",
-            "g.yaml:4:15: error: unknown op 'gaussianBlur'; `tessera nodes` lists them",
+            "g.yaml:4:15: error: unknown op 'noSuchOp'; `tessera nodes` lists them",
             "g.yaml:5:56: error: out.quality: 0 is out of range: 1...100",
         ]),
 ]
