@@ -15,6 +15,8 @@ smooth, so little is lost.
 import os
 import cv2
 import numpy as np
+
+import f32
 from scipy import ndimage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -22,13 +24,7 @@ OUT = os.path.join(ROOT, "Tests/TesseraNodesTests/Fixtures")
 
 
 def write_f32(name, array):
-    array = np.asarray(array, dtype=np.float32)
-    if array.ndim == 2:
-        array = array[:, :, None]
-    h, w, c = array.shape
-    with open(os.path.join(OUT, name), "wb") as f:
-        np.array([w, h, c], dtype="<u4").tofile(f)
-        array.astype("<f4").tofile(f)
+    f32.write_f32(os.path.join(OUT, name), array)
 
 
 def read(name):

@@ -15,6 +15,8 @@ same way, which the downscaled RGB references check.
 import os
 
 import numpy as np
+
+import f32
 from PIL import Image
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,13 +31,7 @@ FILTERS = {
 
 
 def write_f32(name, array):
-    array = np.asarray(array, dtype=np.float32)
-    if array.ndim == 2:
-        array = array[:, :, None]
-    h, w, c = array.shape
-    with open(os.path.join(FIXTURES, name), "wb") as f:
-        np.array([w, h, c], dtype="<u4").tofile(f)
-        array.astype("<f4").tofile(f)
+    f32.write_f32(os.path.join(FIXTURES, name), array)
 
 
 def resize(channels, size, interpolation):
