@@ -401,7 +401,8 @@ EOF
         run vblur.txt vips gaussblur big.tif "v-big-nocrop.tif[tile,tile-width=256,tile-height=256,compression=none]" \
             2 --min-ampl 0.001
     done
-    rm -f v-big.v v-big-nocrop.tif
+    # 1.2 GB each: only the input is kept for the next run.
+    rm -f v-big.v v-big-nocrop.tif v-big.tif t-big.tif
     printf '   %-58s %9.3f s %6s MB\n' "vips gaussblur to .v, then extract_area (2 processes)" \
         "$(echo "$(median <vbig.txt) + $(median <vbig2.txt)" | bc)" \
         "$(cat vbig.txt vbig2.txt | awk '$2 > m { m = $2 } END { printf "%.0f", m / 1024 }')"
