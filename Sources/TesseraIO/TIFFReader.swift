@@ -51,7 +51,9 @@ public final class TIFFReader: PixelSource, Sendable {
     /// Opens `path` and reads its first image's header.
     public init(path: String, options: DecodeOptions = DecodeOptions()) throws {
         var error = ShimError()
-        guard let tiff = tsr_tiff_open(path, "r", &error.buffer, ShimError.capacity) else {
+        // "m": no memory mapping. A mapped file counts as resident as it is read, so a 1.2 GB TIFF
+        // streamed through a graph would look (and, under pressure, act) like 1.2 GB of memory.
+        guard let tiff = tsr_tiff_open(path, "rm", &error.buffer, ShimError.capacity) else {
             throw ImageError(path: path, message: "TIFF: " + Self.withoutFileName(error.message, path: path))
         }
         do {

@@ -32,7 +32,8 @@ public struct PixelBuffer: Sendable, Equatable {
         if count < samples.count {
             samples.removeLast(samples.count - count)
         } else if count > samples.count {
-            samples.append(contentsOf: repeatElement(0, count: count - samples.count))
+            // A fresh array fills fast; appending a repeated element goes one element at a time.
+            samples = [Float](repeating: 0, count: count)
         }
         region = newRegion
     }

@@ -281,6 +281,10 @@ final class ParallelSource: PixelSource {
                 for band in state.bands.values { state.recycle(band) }
                 state.bands = [:]
             }
+            // Bands above the request are done: their storage serves the next band at once.
+            for row in state.bands.keys where row < firstRow {
+                if let band = state.bands.removeValue(forKey: row) { state.recycle(band) }
+            }
             for row in firstRow...lastRow {
                 if state.bands[row] == nil, state.ahead?.row == row { state.settleAhead() }
                 if state.bands[row] == nil {
@@ -289,9 +293,6 @@ final class ParallelSource: PixelSource {
                     state.bands[row] = band
                 }
                 if let band = state.bands[row] { target.copy(from: band) }
-            }
-            for row in state.bands.keys where row < firstRow {
-                if let band = state.bands.removeValue(forKey: row) { state.recycle(band) }
             }
             startAhead(row: lastRow + 1, columns: region, state: &state)
         }
@@ -306,7 +307,9 @@ final class ParallelSource: PixelSource {
     /// Starts rendering band `row` in the background, for a sink whose bands are small enough.
     private func startAhead(row: Int, columns: Rect, state: inout State) {
         let tile = monitor.options.tileSize
-        guard countsProgress, row * tile < image.height, state.bands[row] == nil, state.ahead?.row != row,
+        // With one thread, one thread renders: no band is rendered beside the writer.
+        guard countsProgress, monitor.options.threads > 1, row * tile < image.height, state.bands[row] == nil,
+            state.ahead?.row != row,
             columns.width * tile * image.channels * MemoryLayout<Float>.size <= Self.prefetchLimit
         else { return }
         state.settleAhead()

@@ -44,13 +44,13 @@ struct Contrast: Node {
         var pivot: Float
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
-            let amount = SIMD4(repeating: amount)
-            let pivot = SIMD4(repeating: pivot)
-            let keepAlpha = SIMD4<Float>(0, 0, 0, 1)
+            let (amount, pivot) = (self.amount, self.pivot)
+            // Lane by lane: SIMD4's `clamped` is an out-of-line call per pixel here.
             PointLoop.map(&output, inputs[0]) { p in
-                let color = ((p - pivot) * amount + pivot).clamped(
-                    lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1))
-                return color * (1 - keepAlpha) + p * keepAlpha
+                SIMD4(
+                    Contrast.apply(p.x, amount: amount, pivot: pivot),
+                    Contrast.apply(p.y, amount: amount, pivot: pivot),
+                    Contrast.apply(p.z, amount: amount, pivot: pivot), p.w)
             }
         }
     }
