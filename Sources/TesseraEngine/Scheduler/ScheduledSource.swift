@@ -349,7 +349,7 @@ final class ParallelSource: PixelSource {
         buffer.samples.withUnsafeMutableBufferPointer { samples in
             guard let base = samples.baseAddress else { return }
             let target = SharedPointer(base: base)
-            DispatchQueue.concurrentPerform(iterations: workers) { index in
+            let work: @Sendable (Int) -> Void = { index in
                 let worker = Worker.current
                 let outerID = worker.id
                 worker.id = index + 1
@@ -378,6 +378,16 @@ final class ParallelSource: PixelSource {
                     }
                     if countsProgress { monitor.advance(pixels: part.area) }
                 }
+            }
+            if workers == 1 {
+                // One worker runs on a Dispatch thread too, never on the caller's: on the main thread
+                // glibc's heap hands each tile's freed buffers back to the kernel, and faulting them in
+                // again for the next tile cost more system time than the tile itself.
+                let done = DispatchGroup()
+                DispatchQueue.global().async(group: done) { work(0) }
+                done.wait()
+            } else {
+                DispatchQueue.concurrentPerform(iterations: workers, execute: work)
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
