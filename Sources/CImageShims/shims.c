@@ -680,3 +680,21 @@ void tsr_cleanup_install_signal_handlers(void) {
     sigaddset(&interrupts, SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &interrupts, NULL);
 }
+
+static volatile sig_atomic_t tsr_interrupts = 0;
+
+static void tsr_count_interrupt(int sig) {
+    // The first Ctrl-C asks the run to stop; a second one ends the process at once.
+    if (tsr_interrupts > 0) tsr_cleanup_on_signal(sig);
+    tsr_interrupts = 1;
+}
+
+void tsr_interrupt_install(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = tsr_count_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+}
+
+int tsr_interrupted(void) { return tsr_interrupts; }

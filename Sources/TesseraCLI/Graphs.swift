@@ -140,23 +140,23 @@ struct Run: ParsableCommand {
 }
 
 /// Turns the first Ctrl-C into a cancellation, so workers stop and the run unwinds cleanly; a second
-/// one ends the process at once (temporary files are still removed).
+/// one ends the process at once (temporary files are still removed). The signal handler only sets a
+/// flag (a plain handler works whichever thread the signal lands on); a timer passes it on.
 final class Interrupt {
-    private let source: any DispatchSourceSignal
+    private let timer: any DispatchSourceTimer
 
     init(cancelling cancellation: Cancellation) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            cancellation.cancel()
-            // The next Ctrl-C goes to the handler that removes temporary files and dies of the signal.
-            FileSystem.removeTemporaryFilesOnInterrupt()
+        FileSystem.catchInterrupts()
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now(), repeating: .milliseconds(20))
+        timer.setEventHandler {
+            if FileSystem.interrupted { cancellation.cancel() }
         }
-        source.resume()
+        timer.resume()
     }
 
     func stop() {
-        source.cancel()
+        timer.cancel()
         FileSystem.removeTemporaryFilesOnInterrupt()
     }
 }

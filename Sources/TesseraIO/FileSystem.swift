@@ -20,6 +20,16 @@ public enum FileSystem {
         tsr_cleanup_install_signal_handlers()
     }
 
+    /// Makes the first Ctrl-C (SIGINT) only raise ``interrupted``, for a program that stops its work
+    /// cleanly on it (`tessera run` cancels its run); a second Ctrl-C removes the temporary files being
+    /// written and ends the process, as ``removeTemporaryFilesOnInterrupt()`` does.
+    public static func catchInterrupts() {
+        tsr_interrupt_install()
+    }
+
+    /// Whether Ctrl-C arrived since ``catchInterrupts()``.
+    public static var interrupted: Bool { tsr_interrupted() != 0 }
+
     /// Writes a file through `write`, which receives a temporary path in the same folder; the result
     /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.
     static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {

@@ -120,6 +120,11 @@ void tsr_cleanup_unregister(int slot);
 /// Installs the handlers that delete the registered files and then die of the same signal, so the
 /// shell sees the usual status (130 for Ctrl-C). Only programs ask for this; the library never does.
 void tsr_cleanup_install_signal_handlers(void);
+/// Makes the first SIGINT only set a flag (read with tsr_interrupted) for a program that stops its
+/// work cleanly; a second SIGINT still removes the registered files and dies of the signal.
+void tsr_interrupt_install(void);
+/// 1 once SIGINT arrived after tsr_interrupt_install.
+int tsr_interrupted(void);
 
 #ifdef __cplusplus
 }

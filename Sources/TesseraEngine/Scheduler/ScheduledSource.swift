@@ -269,6 +269,9 @@ final class ParallelSource: PixelSource {
     }
 
     func render(into target: inout PixelBuffer) throws {
+        // Checked on every request, not only per tile: a writer may still be encoding rows long after
+        // its last tile rendered, and Ctrl-C must stop it too.
+        if monitor.cancellation.isCancelled { throw CancellationError() }
         let tile = monitor.options.tileSize
         let region = target.region
         let firstRow = region.minY / tile
