@@ -48,8 +48,6 @@ final class ScheduledSource: PixelSource {
         }
     }
 
-    var isCached: Bool { cache.withLock { $0 != nil } }
-
     func render(into target: inout PixelBuffer) throws {
         if monitor.cancellation.isCancelled { throw CancellationError() }
         guard let cache = cache.withLock({ $0 }) else {
