@@ -43,7 +43,6 @@ extension Graph {
         for node in nodes { for reference in node.references { remainingReaders[reference.node, default: 0] += 1 } }
         let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
-        var scheduled: [ObjectIdentifier: ScheduledSource] = [:]
         for node in nodes {
             if node.declaration.access == .sink {
                 for reference in node.inputs.values {
@@ -62,11 +61,10 @@ extension Graph {
                         values["\(node.name).\(port)"] = value
                         continue
                     }
-                    Self.enableCaches(for: image, scheduled: scheduled, tileSize: options.tileSize)
+                    Self.enableCaches(for: image, tileSize: options.tileSize)
                     let source = ScheduledSource(
                         node: node.name, op: node.declaration.op, image: image, monitor: monitor)
                     if readers[node.name, default: 0] > 1 { source.enableCache(rows: 2) }
-                    scheduled[ObjectIdentifier(source)] = source
                     values["\(node.name).\(port)"] = .image(
                         Image(
                             width: image.width, height: image.height, layout: image.layout, depth: image.depth,
@@ -91,7 +89,7 @@ extension Graph {
 
     /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
     /// neighbouring tiles share the rows they both read instead of rendering them twice.
-    static func enableCaches(for image: Image, scheduled: [ObjectIdentifier: ScheduledSource], tileSize: Int) {
+    static func enableCaches(for image: Image, tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
         // A tile in the middle of the output stands for all: away from the edges, where kernels clamp.
         let probe = Rect(
@@ -99,8 +97,7 @@ extension Graph {
             height: tileSize
         ).intersection(image.extent)
         for (index, input) in kernelSource.inputs.enumerated() {
-            guard let source = input.image.source as? ScheduledSource, scheduled[ObjectIdentifier(source)] != nil
-            else { continue }
+            guard let source = input.image.source as? ScheduledSource else { continue }
             let region = kernelSource.kernel.inputRegion(for: probe, input: index)
             if region.width > probe.width || region.height > probe.height {
                 source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)

@@ -194,7 +194,7 @@ public struct RunReport: Sendable {
         var rows = [["node", "op", "time (ms)", "megapixels", "regions", "cache peak (MB)"]]
         for node in nodes {
             rows.append([
-                node.node, node.op, String(format3(node.seconds * 1000)), format3(Double(node.pixels) / 1e6),
+                node.node, node.op, format3(node.seconds * 1000), format3(Double(node.pixels) / 1e6),
                 "\(node.tiles)", format3(Double(node.peakCacheBytes) / 1_048_576),
             ])
         }
