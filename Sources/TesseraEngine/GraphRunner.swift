@@ -72,6 +72,11 @@ extension Graph {
                 }
             } catch let error as RunError {
                 throw error
+            } catch let failure as RenderFailure {
+                let source = nodes.first { $0.name == failure.node } ?? node
+                throw RunError(
+                    location: source.location, node: source.name, op: source.declaration.op,
+                    message: Self.describe(failure.error))
             } catch {
                 throw RunError(
                     location: node.location, node: node.name, op: node.declaration.op, message: Self.describe(error),

@@ -33,15 +33,24 @@ public final class TIFFReader: PixelSource, Sendable {
         var viaRGBA: Bool
     }
 
-    /// The libtiff handle and the last chunk it decoded. Requests smaller than a strip (a writer's bands,
-    /// a scheduler's tiles) ask for the same strip several times in a row: it is decoded once.
+    /// The libtiff handle and the chunks it decoded last. Requests smaller than a strip (a writer's
+    /// bands, a scheduler's tiles) ask for the same strips many times: each is decoded once while it is
+    /// recent. Decoded chunks are immutable arrays, so converting them to floats happens outside the
+    /// lock, on as many threads as ask.
     private final class Handle {
         let tiff: UnsafeMutablePointer<tsr_tiff>
-        var raw: [UInt8] = []
-        var cachedChunk: UInt32?
+        /// Most recently used last.
+        var recent: [(chunk: UInt32, bytes: [UInt8])] = []
+        var recentBytes = 0
+        /// An evicted chunk's array, decoded into next (a copy is made if a reader still holds it).
+        var spare: [UInt8] = []
 
         init(tiff: UnsafeMutablePointer<tsr_tiff>) { self.tiff = tiff }
     }
+
+    /// Decoded chunks kept: enough for a band of full-width strips with a blur's margins, at least
+    /// four chunks whatever their size.
+    static let recentChunkBytes = 48 << 20
 
     private let geometry: Geometry
     private let handle: Mutex<Handle?>
@@ -236,68 +245,82 @@ public final class TIFFReader: PixelSource, Sendable {
         case .float32, .float64: scale = 1
         }
         let path = self.path
-        try handle.withLock { handle in
-            guard let handle else { throw ImageError(path: path, message: "TIFF: reader closed") }
-            let tiff = handle.tiff
-            let tif = tiff.pointee.tif
-            let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
-            let size = Swift.max(chunkBytes, chunkRowBytes * g.chunkHeight)
-            if handle.raw.count != size { handle.raw = [UInt8](repeating: 0, count: size) }
-            for cell in cells {
-                let chunkX = cell.x / g.chunkWidth * g.chunkWidth
-                let chunkY = cell.y / g.chunkHeight * g.chunkHeight
-                let chunk =
-                    g.isTiled
-                    ? TIFFComputeTile(tif, UInt32(chunkX), UInt32(chunkY), 0, 0)
-                    : TIFFComputeStrip(tif, UInt32(chunkY), 0)
-                if handle.cachedChunk != chunk {
-                    handle.cachedChunk = nil
-                    let status = handle.raw.withUnsafeMutableBytes { bytes in
-                        g.isTiled
-                            ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
-                            : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1)
-                    }
-                    if status < 0 {
-                        throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
-                    }
-                    handle.cachedChunk = chunk
-                    chunks.add(1, ordering: .relaxed)
-                }
-                let rowLength = buffer.rowLength
-                let channels = buffer.channels
-                let firstIndex = buffer.index(x: cell.x, y: cell.y)
-                handle.raw.withUnsafeBytes { bytes in
-                    buffer.samples.withUnsafeMutableBufferPointer { samples in
-                        guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
-                        for row in 0..<cell.height {
-                            let offset =
-                                (cell.y + row - chunkY) * chunkRowBytes
-                                + (cell.x - chunkX) * g.samplesPerPixel * g.bytesPerSample
-                            let from = base + offset
-                            let to = target + firstIndex + row * rowLength
-                            switch g.sample {
-                            case .uint8:
-                                Samples.decode(
-                                    from.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
-                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                            case .uint16:
-                                Samples.decode(
-                                    from.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
-                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                            case .float32:
-                                Samples.decode(
-                                    from.assumingMemoryBound(to: Float.self), fileChannels: fileChannels,
-                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                            case .float64:
-                                Samples.decode(
-                                    from.assumingMemoryBound(to: Double.self), fileChannels: fileChannels,
-                                    stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                            }
-                            Self.finishRow(to, count: cell.width, channels: channels, geometry: g)
+        let rowLength = buffer.rowLength
+        let channels = buffer.channels
+        for cell in cells {
+            let chunkX = cell.x / g.chunkWidth * g.chunkWidth
+            let chunkY = cell.y / g.chunkHeight * g.chunkHeight
+            let raw = try decodedChunk(x: chunkX, y: chunkY, rowBytes: chunkRowBytes, path: path)
+            let firstIndex = buffer.index(x: cell.x, y: cell.y)
+            raw.withUnsafeBytes { bytes in
+                buffer.samples.withUnsafeMutableBufferPointer { samples in
+                    guard let base = bytes.baseAddress, let target = samples.baseAddress else { return }
+                    for row in 0..<cell.height {
+                        let offset =
+                            (cell.y + row - chunkY) * chunkRowBytes
+                            + (cell.x - chunkX) * g.samplesPerPixel * g.bytesPerSample
+                        let from = base + offset
+                        let to = target + firstIndex + row * rowLength
+                        switch g.sample {
+                        case .uint8:
+                            Samples.decode(
+                                from.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
+                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                        case .uint16:
+                            Samples.decode(
+                                from.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
+                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                        case .float32:
+                            Samples.decode(
+                                from.assumingMemoryBound(to: Float.self), fileChannels: fileChannels,
+                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                        case .float64:
+                            Samples.decode(
+                                from.assumingMemoryBound(to: Double.self), fileChannels: fileChannels,
+                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
                         }
+                        Self.finishRow(to, count: cell.width, channels: channels, geometry: g)
                     }
                 }
             }
+        }
+    }
+
+    /// The decoded bytes of the strip or tile whose top-left pixel is (x, y): from the recent chunks,
+    /// or decoded now under the handle's lock.
+    private func decodedChunk(x: Int, y: Int, rowBytes: Int, path: String) throws -> [UInt8] {
+        let g = geometry
+        return try handle.withLock { handle in
+            guard let handle else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            let tiff = handle.tiff
+            let tif = tiff.pointee.tif
+            let chunk =
+                g.isTiled ? TIFFComputeTile(tif, UInt32(x), UInt32(y), 0, 0) : TIFFComputeStrip(tif, UInt32(y), 0)
+            if let index = handle.recent.lastIndex(where: { $0.chunk == chunk }) {
+                let entry = handle.recent.remove(at: index)
+                handle.recent.append(entry)
+                return entry.bytes
+            }
+            let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
+            let size = Swift.max(chunkBytes, rowBytes * g.chunkHeight)
+            var raw = handle.spare
+            handle.spare = []
+            if raw.count != size { raw = [UInt8](repeating: 0, count: size) }
+            let status = raw.withUnsafeMutableBytes { bytes in
+                g.isTiled
+                    ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
+                    : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1)
+            }
+            if status < 0 { throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path)) }
+            chunks.add(1, ordering: .relaxed)
+            handle.recent.append((chunk, raw))
+            handle.recentBytes += raw.count
+            while handle.recent.count > 4, handle.recentBytes > Self.recentChunkBytes {
+                let evicted = handle.recent.removeFirst()
+                handle.recentBytes -= evicted.bytes.count
+                handle.spare = evicted.bytes
+            }
+            return raw
         }
     }
 

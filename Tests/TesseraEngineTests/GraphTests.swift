@@ -57,6 +57,26 @@ import Testing
         #expect(graph.dot.contains(#""boxes" -> "crop" [label="rect", style=dashed];"#))
     }
 
+    /// A tile that fails in the middle of a run ends the run with its error, on every thread count and
+    /// tile size: the tiles rendering ahead stop, and no one waits for a band that will never finish.
+    @Test(arguments: [(1, 16), (2, 16), (3, 16), (2, 32), (2, 256)])
+    func aFailingTileEndsTheRun(threads: Int, tileSize: Int) throws {
+        let text = """
+            version: 1
+            nodes:
+              image: { op: testConstant, size: 64 }
+              fail:  { op: testFailAt, input: image, row: 40 }
+              end:   { op: testSink, input: fail }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        let error = #expect(throws: RunError.self) {
+            try graph.run(options: RunOptions(threads: threads, tileSize: tileSize))
+        }
+        #expect(error?.node == "fail")
+        #expect(error?.message == "row is cursed")
+        #expect(error?.isCancellation == false)
+    }
+
     @Test func upstreamOrderDoesNotFollowFileOrder() throws {
         let text = """
             version: 1

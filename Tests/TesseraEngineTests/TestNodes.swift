@@ -55,7 +55,7 @@ struct TestCrop: Node {
     }
 }
 
-/// Consumes an image: what makes the nodes before it run.
+/// Consumes an image, reading it in strips of 8 rows as a writer does: what makes the nodes before it run.
 struct TestSink: Node {
     static let info = NodeInfo(
         op: "testSink", summary: "Reads an image and keeps nothing.", access: .sink, outputs: [],
@@ -63,7 +63,10 @@ struct TestSink: Node {
 
     @Input(doc: "The image to consume.") var input: Image
 
-    func run() throws -> NodeOutputs { .none }
+    func run() throws -> NodeOutputs {
+        for strip in input.extent.tiles(width: input.width, height: 8) { _ = try input.pixels(in: strip) }
+        return .none
+    }
 }
 
 struct TestConstant: Node {
@@ -86,11 +89,45 @@ struct TestConstant: Node {
     }
 }
 
+/// Passes its input through, but fails on any tile that covers row `row`: a render error in the middle
+/// of a run.
+struct TestFailAt: Node {
+    static let info = NodeInfo(
+        op: "testFailAt", summary: "Fails on the tiles that cover one row.", access: .point,
+        outputs: [.init("output", .image, doc: "The input, where it does not fail.")],
+        example: "a: { op: testConstant }\nb: { op: testFailAt, input: a, row: 2 }")
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "row is cursed" }
+    }
+
+    struct Kernel: ImageKernel {
+        let row: Int
+        func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+            if output.region.minY <= row && row < output.region.maxY { throw Failure() }
+            output.copy(from: inputs[0])
+        }
+    }
+
+    @Input(doc: "The image to pass through.") var input: Image
+    @Parameter(doc: "The row whose tiles fail.", range: 0...100_000, unit: "px") var row = 0
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(
+            .image(
+                Image(
+                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
+                    kernel: Kernel(row: row), inputs: [KernelInput(input)])))
+    }
+}
+
 /// The catalog the engine tests validate against: the built-ins plus the test nodes.
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
-        for type: any Node.Type in [TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self]
+        for type: any Node.Type in [
+            TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
+        ]
         {
             try catalog.register(type)
         }

@@ -23,14 +23,7 @@ final class ScheduledSource: PixelSource {
         self.extent = image.extent
         self.channels = image.channels
         self.monitor = monitor
-        if image.source.prefersSequentialRows || readsWholeRows { enableCache(rows: 2) }
-    }
-
-    /// Whether the source decodes whole rows at a time (a TIFF in strips): tiles across the width would
-    /// each decode the same strips again, so it is asked for full-width cells instead.
-    private var readsWholeRows: Bool {
-        guard let preferred = inner.preferredTileSize else { return false }
-        return preferred.width >= extent.width && extent.width > monitor.options.tileSize
+        if image.source.prefersSequentialRows { enableCache(rows: 2) }
     }
 
     var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
@@ -38,9 +31,8 @@ final class ScheduledSource: PixelSource {
     /// Keeps at least `rows` rows of cells (a reader's margin plus the row it renders).
     func enableCache(rows: Int) {
         let tile = monitor.options.tileSize
-        let fullWidth = inner.prefersSequentialRows || readsWholeRows
         cache.withLock { cache in
-            let cellWidth = fullWidth ? extent.width : tile
+            let cellWidth = inner.prefersSequentialRows ? extent.width : tile
             let perRow = (extent.width + cellWidth - 1) / cellWidth
             let capacity = perRow * Swift.max(rows, cache?.rows ?? 0, 2)
             if let existing = cache, existing.capacity >= capacity { return }
@@ -94,10 +86,25 @@ final class ScheduledSource: PixelSource {
     }
 
     private func renderInner(into target: inout PixelBuffer) throws {
-        try monitor.measure(node: node, op: op, region: target.region) {
-            try inner.render(into: &target)
+        do {
+            try monitor.measure(node: node, op: op, region: target.region) {
+                try inner.render(into: &target)
+            }
+        } catch let error as RenderFailure {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw RenderFailure(node: node, error: error)
         }
     }
+}
+
+/// An error thrown while rendering a node's pixels, with the node it came from: pixels render lazily,
+/// when a sink reads them, and the error must name the node that failed, not the sink.
+struct RenderFailure: Error {
+    let node: String
+    let error: any Error
 }
 
 /// Rendered cells of one image, least recently used dropped first. A cell being rendered by one worker
@@ -211,191 +218,4 @@ final class TileCache: Sendable {
             state.bytes -= count * MemoryLayout<Float>.size
         }
     }
-}
-
-/// An image as a sink or a global node reads it: requests are served from bands, one row of tiles
-/// each, whose tiles render in parallel on the scheduler's workers. Writers ask for a few rows at a
-/// time (a strip, 64 PNG rows); a band is kept until a request starts below it. For a sink, the next
-/// band renders in the background while the writer encodes the current one, as libvips' write-behind.
-final class ParallelSource: PixelSource {
-    let image: Image
-    private let monitor: RunMonitor
-    private let countsProgress: Bool
-    private let state = Mutex(State())
-
-    /// Bands larger than this are not rendered ahead: memory matters more than overlap for images
-    /// that wide.
-    static let prefetchLimit = 64 << 20
-
-    private struct State {
-        /// Rendered bands by tile row, all spanning the same columns.
-        var bands: [Int: PixelBuffer] = [:]
-        /// The band rendering in the background, and its tile row.
-        var ahead: (row: Int, work: Ahead)?
-        /// Storage of bands no longer needed, reused for the next ones.
-        var spare: [PixelBuffer] = []
-
-        mutating func buffer(for rows: Rect, channels: Int) -> PixelBuffer {
-            var buffer = spare.popLast() ?? PixelBuffer(region: .empty, channels: channels)
-            buffer.reshape(to: rows)
-            return buffer
-        }
-
-        mutating func recycle(_ buffer: PixelBuffer) {
-            if spare.count < 2 { spare.append(buffer) }
-        }
-
-        /// Waits for the background band; keeps it if it rendered.
-        mutating func settleAhead() {
-            guard let (row, work) = ahead else { return }
-            work.group.wait()
-            ahead = nil
-            // A failed band is rendered again when asked for, and its error reaches the writer then.
-            if case .success(let buffer)? = work.result.withLock({ $0 }) { bands[row] = buffer }
-        }
-    }
-
-    private final class Ahead: Sendable {
-        let group = DispatchGroup()
-        let result = Mutex<Result<PixelBuffer, any Error>?>(nil)
-    }
-
-    init(image: Image, monitor: RunMonitor, countsProgress: Bool) {
-        self.image = image
-        self.monitor = monitor
-        self.countsProgress = countsProgress
-    }
-
-    func render(into target: inout PixelBuffer) throws {
-        // Checked on every request, not only per tile: a writer may still be encoding rows long after
-        // its last tile rendered, and Ctrl-C must stop it too.
-        if monitor.cancellation.isCancelled { throw CancellationError() }
-        let tile = monitor.options.tileSize
-        let region = target.region
-        let firstRow = region.minY / tile
-        let lastRow = (region.maxY - 1) / tile
-        try state.withLock { state in
-            if let columns = state.bands.values.first?.region,
-                columns.minX != region.minX || columns.width != region.width
-            {
-                state.settleAhead()
-                for band in state.bands.values { state.recycle(band) }
-                state.bands = [:]
-            }
-            // Bands above the request are done: their storage serves the next band at once.
-            for row in state.bands.keys where row < firstRow {
-                if let band = state.bands.removeValue(forKey: row) { state.recycle(band) }
-            }
-            for row in firstRow...lastRow {
-                if state.bands[row] == nil, state.ahead?.row == row { state.settleAhead() }
-                if state.bands[row] == nil {
-                    var band = state.buffer(for: bandRect(row: row, columns: region), channels: image.channels)
-                    try renderTiles(into: &band)
-                    state.bands[row] = band
-                }
-                if let band = state.bands[row] { target.copy(from: band) }
-            }
-            startAhead(row: lastRow + 1, columns: region, state: &state)
-        }
-    }
-
-    private func bandRect(row: Int, columns: Rect) -> Rect {
-        let tile = monitor.options.tileSize
-        return Rect(
-            x: columns.minX, y: row * tile, width: columns.width, height: Swift.min(tile, image.height - row * tile))
-    }
-
-    /// Starts rendering band `row` in the background, for a sink whose bands are small enough.
-    private func startAhead(row: Int, columns: Rect, state: inout State) {
-        let tile = monitor.options.tileSize
-        // With one thread, one thread renders: no band is rendered beside the writer.
-        guard countsProgress, monitor.options.threads > 1, row * tile < image.height, state.bands[row] == nil,
-            state.ahead?.row != row,
-            columns.width * tile * image.channels * MemoryLayout<Float>.size <= Self.prefetchLimit
-        else { return }
-        state.settleAhead()
-        let work = Ahead()
-        work.group.enter()
-        monitor.background.enter()
-        let monitor = self.monitor
-        // Captured as a variable, so the closure holds the only reference and renders in place.
-        nonisolated(unsafe) var storage = state.buffer(
-            for: bandRect(row: row, columns: columns), channels: image.channels)
-        DispatchQueue.global().async {
-            let result = Result { () throws -> PixelBuffer in
-                try self.renderTiles(into: &storage)
-                defer { storage = PixelBuffer(region: .empty, channels: storage.channels) }
-                return storage
-            }
-            work.result.withLock { $0 = result }
-            work.group.leave()
-            monitor.background.leave()
-        }
-        state.ahead = (row, work)
-    }
-
-    /// Renders `buffer.region` as grid tiles spread over the workers.
-    private func renderTiles(into buffer: inout PixelBuffer) throws {
-        let tile = monitor.options.tileSize
-        let tiles = buffer.region.gridCells(width: tile, height: tile)
-        let next = Atomic<Int>(0)
-        let failure = Mutex<(any Error)?>(nil)
-        let workers = Swift.min(monitor.options.threads, tiles.count)
-        let region = buffer.region
-        let rowLength = buffer.rowLength
-        let channels = buffer.channels
-        let image = self.image
-        let monitor = self.monitor
-        let countsProgress = self.countsProgress
-        buffer.samples.withUnsafeMutableBufferPointer { samples in
-            guard let base = samples.baseAddress else { return }
-            let target = SharedPointer(base: base)
-            let work: @Sendable (Int) -> Void = { index in
-                let worker = Worker.current
-                let outerID = worker.id
-                worker.id = index + 1
-                defer { worker.id = outerID }
-                var scratch = PixelBuffer(region: .empty, channels: channels)
-                while true {
-                    let i = next.add(1, ordering: .relaxed).oldValue
-                    if i >= tiles.count || failure.withLock({ $0 != nil }) { break }
-                    let part = tiles[i]
-                    do {
-                        if monitor.cancellation.isCancelled || monitor.isFinished { throw CancellationError() }
-                        scratch.reshape(to: part)
-                        try image.render(into: &scratch)
-                    } catch {
-                        failure.withLock { $0 = $0 ?? error }
-                        break
-                    }
-                    scratch.samples.withUnsafeBufferPointer { from in
-                        guard let source = from.baseAddress else { return }
-                        let length = part.width * channels
-                        for row in 0..<part.height {
-                            let offset =
-                                (part.minY + row - region.minY) * rowLength + (part.minX - region.minX) * channels
-                            (target.base + offset).update(from: source + row * length, count: length)
-                        }
-                    }
-                    if countsProgress { monitor.advance(pixels: part.area) }
-                }
-            }
-            if workers == 1 {
-                // One worker runs on a Dispatch thread too, never on the caller's: on the main thread
-                // glibc's heap hands each tile's freed buffers back to the kernel, and faulting them in
-                // again for the next tile cost more system time than the tile itself.
-                let done = DispatchGroup()
-                DispatchQueue.global().async(group: done) { work(0) }
-                done.wait()
-            } else {
-                DispatchQueue.concurrentPerform(iterations: workers, execute: work)
-            }
-        }
-        if let error = failure.withLock({ $0 }) { throw error }
-    }
-}
-
-/// The base of a buffer that workers write disjoint tiles into.
-private struct SharedPointer: @unchecked Sendable {
-    let base: UnsafeMutablePointer<Float>
 }
