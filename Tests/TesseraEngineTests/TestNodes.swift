@@ -127,8 +127,7 @@ let testCatalog: Catalog = {
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
-        ]
-        {
+        ] {
             try catalog.register(type)
         }
     } catch {

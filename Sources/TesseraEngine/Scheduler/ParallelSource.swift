@@ -86,7 +86,9 @@ final class ParallelSource: PixelSource {
         }
     }
 
-    /// Samples that workers write disjoint tiles into at once, so not a Swift array.
+    /// Samples that workers write disjoint tiles into at once, so not a Swift array. Not zeroed: the
+    /// tiles cover every sample before a band is read, and the workers writing them fault its pages in,
+    /// in parallel, instead of the writer zeroing tens of megabytes before the first tile starts.
     private final class Storage: @unchecked Sendable {
         let base: UnsafeMutablePointer<Float>
         let capacity: Int
@@ -94,7 +96,6 @@ final class ParallelSource: PixelSource {
         init(capacity: Int) {
             self.capacity = capacity
             base = .allocate(capacity: capacity)
-            base.initialize(repeating: 0, count: capacity)
         }
 
         deinit { base.deallocate() }
@@ -216,7 +217,7 @@ final class ParallelSource: PixelSource {
                 guard let source = from.baseAddress else { return }
                 let origin = band.storage.base + (part.minY - band.region.minY) * rowLength + part.minX * channels
                 for row in 0..<part.height {
-                    (origin + row * rowLength).update(from: source + row * length, count: length)
+                    (origin + row * rowLength).initialize(from: source + row * length, count: length)
                 }
             }
             if countsProgress { monitor.advance(pixels: part.area) }
