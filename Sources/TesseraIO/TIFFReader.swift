@@ -48,9 +48,10 @@ public final class TIFFReader: PixelSource, Sendable {
         init(tiff: UnsafeMutablePointer<tsr_tiff>) { self.tiff = tiff }
     }
 
-    /// Decoded chunks kept: enough for a band of full-width strips with a blur's margins, at least
-    /// four chunks whatever their size.
-    static let recentChunkBytes = 48 << 20
+    /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles. Where
+    /// tiles are read again (margins), the scheduler caches converted cells, so more would only
+    /// duplicate its cache (a 20000-pixel-wide tiled file would keep 16 MB per row of tiles).
+    static let recentChunkBytes = 16 << 20
 
     private let geometry: Geometry
     private let handle: Mutex<Handle?>

@@ -107,7 +107,7 @@ struct RenderFailure: Error {
     let error: any Error
 }
 
-/// Rendered cells of one image, least recently used dropped first. A cell being rendered by one worker
+/// Rendered cells of one image, the topmost dropped first. A cell being rendered by one worker
 /// is waited for by the others, never rendered twice at once.
 final class TileCache: Sendable {
     struct Key: Hashable {
@@ -204,13 +204,16 @@ final class TileCache: Sendable {
         }
     }
 
+    /// Drops the topmost cells, least recently used first among them. Readers move down the image, so
+    /// the top row is the one done with; plain LRU would drop cells at the ends of the rows below it,
+    /// which workers starting the next band (one from each end) are about to read again.
     private func evict(_ state: inout State) {
         while state.entries.count > capacity {
             var oldest: (Key, Int, Int)?
             for (key, entry) in state.entries {
-                if case .ready(let buffer, let lastUse) = entry, lastUse < oldest?.1 ?? .max {
-                    oldest = (key, lastUse, buffer.samples.count)
-                }
+                guard case .ready(let buffer, let lastUse) = entry else { continue }
+                if let current = oldest, (key.row, lastUse) >= (current.0.row, current.1) { continue }
+                oldest = (key, lastUse, buffer.samples.count)
             }
             guard let (key, _, count) = oldest else { return }
             if case .ready(let buffer, _)? = state.entries[key], state.spare.count < 2 { state.spare.append(buffer) }
