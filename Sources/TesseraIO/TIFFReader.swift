@@ -262,23 +262,16 @@ public final class TIFFReader: PixelSource, Sendable {
                             + (cell.x - chunkX) * g.samplesPerPixel * g.bytesPerSample
                         let from = base + offset
                         let to = target + firstIndex + row * rowLength
+                        func decode<T: FileSample>(_: T.Type) {
+                            Samples.decode(
+                                from.assumingMemoryBound(to: T.self), fileChannels: fileChannels,
+                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                        }
                         switch g.sample {
-                        case .uint8:
-                            Samples.decode(
-                                from.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels,
-                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                        case .uint16:
-                            Samples.decode(
-                                from.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels,
-                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                        case .float32:
-                            Samples.decode(
-                                from.assumingMemoryBound(to: Float.self), fileChannels: fileChannels,
-                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
-                        case .float64:
-                            Samples.decode(
-                                from.assumingMemoryBound(to: Double.self), fileChannels: fileChannels,
-                                stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
+                        case .uint8: decode(UInt8.self)
+                        case .uint16: decode(UInt16.self)
+                        case .float32: decode(Float.self)
+                        case .float64: decode(Double.self)
                         }
                         Self.finishRow(to, count: cell.width, channels: channels, geometry: g)
                     }
