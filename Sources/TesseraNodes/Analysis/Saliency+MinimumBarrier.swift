@@ -17,7 +17,8 @@ extension Saliency {
         let blurred = Image(
             width: size, height: size, layout: input.layout, depth: .float32,
             kernel: GaussianBlur.Kernel(sigma: 1, layout: input.layout), inputs: [KernelInput(shrunk)])
-        let cells = try grid(blurred, rowsPerRequest: size)
+        // Requests of about 256 input rows (at least one grid row): memory stays a band's, not the image's.
+        let cells = try grid(blurred, rowsPerRequest: Swift.max(1, Swift.min(8, size * 256 / input.height)))
         let channels = cells.channels
         var total = [Double](repeating: 0, count: size * size)
         var plane = [Double](repeating: 0, count: size * size)
