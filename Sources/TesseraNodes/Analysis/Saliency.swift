@@ -42,7 +42,9 @@ struct Saliency: Node {
                 doc: "One channel, Float32, size x size cells over the whole input; 0...1 unless normalized is false."),
             .init(
                 "boxes", .boxes,
-                doc: "Salient rectangles in the input's pixels, each with a confidence in 0...1, most confident first."),
+                doc: "Salient rectangles in the input's pixels, most confident first: 8-connected cells at or above "
+                    + "threshold, overlapping boxes merged; confidence (0...1) is a box's share of their summed values."
+            ),
         ],
         example: """
             photo: { op: load, path: photo.png }
