@@ -21,8 +21,9 @@ And in Tests/TesseraEngineTests/Fixtures, for the example graphs on Examples/ima
 
 - `saliency-astronaut.png`: OpenCV's attention map of the photo at its size, stretched to 0...1
   (16-bit gray), which Graphs/heatmap.yaml tints;
-- `spotlight-mask.png`: that map blurred by SciPy's exact Gaussian (sigma 20, edges repeated) and
-  doubled, clamped to 0...1 (16-bit gray): the mask Graphs/spotlight.yaml lights the photo with;
+- `spotlight-mask.png`: the objectness map (computed here, as below) enlarged to the photo by
+  Pillow's bicubic resize, blurred by SciPy's exact Gaussian (sigma 20, edges repeated) and doubled,
+  clamped to 0...1 (16-bit gray): the mask Graphs/spotlight.yaml lights the photo with;
 - `autocrop-box.txt`: the most salient objectness box (x y width height, pixels) by the same
   independent computation, with the default threshold 0.4.
 """
@@ -120,10 +121,12 @@ def graph_fixtures():
     assert ok
     heat = (saliency - saliency.min()) / (saliency.max() - saliency.min())
     write_gray16(os.path.join(GRAPHS, "saliency-astronaut.png"), heat)
-    soft = ndimage.gaussian_filter(heat.astype(np.float64), 20, mode="nearest", truncate=4.0)
-    write_gray16(os.path.join(GRAPHS, "spotlight-mask.png"), np.clip(soft * 2, 0, 1))
     height, width = heat.shape
-    box = most_salient_box(objectness(photo), 0.4, width, height)
+    objects = objectness(photo)
+    big = np.asarray(Image.fromarray(objects.astype(np.float32)).resize((width, height), Image.Resampling.BICUBIC))
+    soft = ndimage.gaussian_filter(big.astype(np.float64), 20, mode="nearest", truncate=4.0)
+    write_gray16(os.path.join(GRAPHS, "spotlight-mask.png"), np.clip(soft * 2, 0, 1))
+    box = most_salient_box(objects, 0.4, width, height)
     with open(os.path.join(GRAPHS, "autocrop-box.txt"), "w") as f:
         f.write(" ".join(f"{v:g}" for v in box) + "\n")
     print("astronaut: objectness box", box)
