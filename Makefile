@@ -7,7 +7,7 @@ TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml
 
 SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
-DEMO_GRAPH := Graphs/archive.yaml
+DEMO_GRAPH := Graphs/spotlight.yaml
 
 .PHONY: demo test deps test-deps build lint docs clean
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Makes the reference fixtures of the resize node with Pillow's Image.resize.
 
-Run once from the repository root with a python3 that has Pillow and NumPy (pip install pillow numpy);
+Run once from the repository root with a python3 that has Pillow, NumPy and OpenCV (pip install pillow
+numpy opencv-python-headless);
 the outputs are committed in Tests/TesseraNodesTests/Fixtures with a `resize-` prefix. References are
 float32 arrays in the `.f32` format the tests read (see Scripts/make-node-fixtures.py): three
 little-endian uint32 (width, height, channels), then the samples row by row, interleaved.
@@ -71,6 +72,12 @@ def main():
     rgba = np.asarray(Image.open(os.path.join(FIXTURES, "photo-alpha.png")).convert("RGBA")).astype(np.float32) / 255
     write_f32("resize-alpha-bicubic-37x29.f32", resize_straight_alpha(rgba, (37, 29), "bicubic"))
     write_f32("resize-alpha-lanczos3-160x40.f32", resize_straight_alpha(rgba, (160, 40), "lanczos3"))
+    # The shrink without antialiasing that saliency uses: OpenCV's bilinear resize on float32, which
+    # samples two pixels a side at each output pixel's center (needs opencv-python; any version).
+    import cv2
+
+    write_f32("resize-opencv-bilinear-37x29.f32", np.dstack([cv2.resize(c, (37, 29), interpolation=cv2.INTER_LINEAR) for c in rgb]))
+    write_f32("resize-opencv-bilinear-11x7.f32", np.dstack([cv2.resize(c, (11, 7), interpolation=cv2.INTER_LINEAR) for c in rgb]))
     print("wrote", sorted(n for n in os.listdir(FIXTURES) if n.startswith("resize-")))
 
 

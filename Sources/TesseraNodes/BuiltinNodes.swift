@@ -15,5 +15,6 @@ public enum BuiltinNodes {
         Resize.self,
         Constant.self,
         GaussianBlur.self,
+        Saliency.self,
     ]
 }

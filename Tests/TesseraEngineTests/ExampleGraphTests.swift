@@ -9,7 +9,10 @@ import Testing
 @Suite struct ExampleGraphTests {
     static let folder = repositoryRoot.appendingPathComponent("Graphs")
     /// Every graph in Graphs/, by name.
-    static let names = ["archive.yaml", "blur-crop.yaml", "lossless.json", "masked-blend.yaml", "tint.yaml"]
+    static let names = [
+        "archive.yaml", "autocrop.yaml", "blur-crop.yaml", "heatmap.yaml", "lossless.json", "masked-blend.yaml",
+        "spotlight.yaml", "tint.yaml",
+    ]
 
     /// A graph added to Graphs/ must be listed above, so that it runs in the tests.
     @Test func everyExampleGraphIsListed() throws {
@@ -44,6 +47,14 @@ import Testing
             let outputs = try Self.run(name, in: folder)
             #expect(!outputs.isEmpty)
             let source = try Self.photo
+            switch name {
+            case "heatmap.yaml": return try Self.checkHeatmap(try pixels(try #require(outputs["out"])), source)
+            case "spotlight.yaml": return try Self.checkSpotlight(try pixels(try #require(outputs["out"])), source)
+            case "autocrop.yaml":
+                return try Self.checkAutocrop(
+                    tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
+            default: break
+            }
             for output in outputs.values {
                 let written = try pixels(output)
                 if name == "blur-crop.yaml" {
@@ -122,5 +133,104 @@ import Testing
             for c in 0..<3 { out[i + c] = rgb[i + c] * mask }
         }
         return out
+    }
+
+    // MARK: The saliency graphs, against OpenCV's map and an independent objectness computation
+    // (Scripts/make-saliency-fixtures.py)
+
+    static func fixture(_ name: String) throws -> [Float] {
+        try pixels(repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/Fixtures/\(name)").path)
+    }
+
+    /// heatmap.yaml: the map tinted yellow at 70% over the photo, so blue is 30% of the photo's and
+    /// red and green give back the map: `(out - 0.3 photo) / 0.7`. That map must be OpenCV's, enlarged
+    /// (OpenCV enlarges bilinearly, the graph bicubically): measured r = 0.9994, mean difference
+    /// 0.0028; required r >= 0.995 and mean <= 0.01.
+    static func checkHeatmap(_ written: [Float], _ photo: [Float]) throws {
+        let reference = try fixture("saliency-astronaut.png")
+        #expect(written.count == photo.count && reference.count == photo.count / 4)
+        var blue: Float = 0
+        var recovered: [Float] = []
+        for p in 0..<(photo.count / 4) {
+            blue = max(blue, abs(written[p * 4 + 2] - 0.3 * photo[p * 4 + 2]))
+            for c in 0..<2 { recovered.append((written[p * 4 + c] - 0.3 * photo[p * 4 + c]) / 0.7) }
+        }
+        let expected = reference.flatMap { [$0, $0] }
+        let r = correlation(recovered, expected)
+        let mean = zip(recovered, expected).map { abs($0 - $1) }.reduce(0, +) / Float(expected.count)
+        print("heatmap.yaml: the tinted map against OpenCV's: r \(r), mean difference \(mean)")
+        #expect(blue < 0.5 / 255 + 1e-5, "blue off by \(blue * 255) levels")
+        #expect(r >= 0.995, "r \(r)")
+        #expect(mean <= 0.01, "mean \(mean)")
+    }
+
+    /// spotlight.yaml: the photo times the mask over black. The mask from the objectness map computed
+    /// in Python, enlarged by Pillow, blurred by SciPy and doubled: measured mean difference 0.22, max 0.60 levels (of
+    /// 255); required at most 0.5 and 2.
+    static func checkSpotlight(_ written: [Float], _ photo: [Float]) throws {
+        let mask = try fixture("spotlight-mask.png")
+        #expect(written.count == photo.count && mask.count == photo.count / 4)
+        var largest: Float = 0
+        var total: Float = 0
+        for p in 0..<(photo.count / 4) {
+            for c in 0..<3 {
+                let d = abs(written[p * 4 + c] - photo[p * 4 + c] * mask[p])
+                largest = max(largest, d)
+                total += d
+            }
+        }
+        let mean = total / Float(photo.count / 4 * 3)
+        print(
+            "spotlight.yaml: against the Python objectness map blurred by SciPy: mean \(mean * 255), max \(largest * 255) levels"
+        )
+        #expect(mean <= 0.5 / 255, "mean \(mean * 255) levels")
+        #expect(largest <= 2 / 255, "max \(largest * 255) levels")
+    }
+
+    /// autocrop.yaml: the most salient objectness box, computed independently in Python, grown by 16
+    /// pixels: the tight crop is exactly those pixels of the photo; the 4:3 crop is 4:3 (to a pixel),
+    /// holds the tight crop and is pixels of the photo too.
+    static func checkAutocrop(tight: String, framed: String, _ photo: [Float]) throws {
+        let text = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/Fixtures/autocrop-box.txt"),
+            encoding: .utf8)
+        let box = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(box.count == 4)
+        let x = max(Int(box[0].rounded(.down)) - 16, 0)
+        let y = max(Int(box[1].rounded(.down)) - 16, 0)
+        let right = min(Int((box[0] + box[2]).rounded(.up)) + 16, 512)
+        let bottom = min(Int((box[1] + box[3]).rounded(.up)) + 16, 512)
+        let (_, tightImage) = try ImageFile.load(path: tight)
+        #expect(tightImage.width == right - x && tightImage.height == bottom - y)
+        let tightPixels = try pixels(tight)
+        #expect(tightPixels == crop(photo, x: x, y: y, width: right - x, height: bottom - y))
+
+        let (_, framedImage) = try ImageFile.load(path: framed)
+        let (width, height) = (framedImage.width, framedImage.height)
+        #expect(abs(Double(width) / Double(height) - 1.333) * Double(height) <= 1, "\(width)x\(height) is not 4:3")
+        let framedPixels = try pixels(framed)
+        // Where in the photo it is: it holds the tight crop, so its origin is up and left of it.
+        let origins = (max(0, bottom - height)...y).flatMap { oy in (max(0, right - width)...x).map { (ox: $0, oy: oy) }
+        }
+        let found = origins.first { crop(photo, x: $0.ox, y: $0.oy, width: width, height: height) == framedPixels }
+        #expect(found != nil, "the 4:3 crop is not a rectangle of the photo holding the tight crop")
+    }
+
+    static func crop(_ photo: [Float], x: Int, y: Int, width: Int, height: Int) -> [Float] {
+        guard x >= 0, y >= 0, x + width <= 512, y + height <= 512 else { return [] }
+        return (y..<(y + height)).flatMap { row in photo[((row * 512 + x) * 4)..<((row * 512 + x + width) * 4)] }
+    }
+
+    static func correlation(_ a: [Float], _ b: [Float]) -> Double {
+        let n = Double(a.count)
+        let meanA = a.reduce(0) { $0 + Double($1) } / n
+        let meanB = b.reduce(0) { $0 + Double($1) } / n
+        var (ab, aa, bb) = (0.0, 0.0, 0.0)
+        for (x, y) in zip(a, b) {
+            ab += (Double(x) - meanA) * (Double(y) - meanB)
+            aa += (Double(x) - meanA) * (Double(x) - meanA)
+            bb += (Double(y) - meanB) * (Double(y) - meanB)
+        }
+        return ab / (aa * bb).squareRoot()
     }
 }

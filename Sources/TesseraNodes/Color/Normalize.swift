@@ -21,14 +21,21 @@ struct Normalize: Node {
     var perChannel = false
 
     func run() throws -> NodeOutputs {
+        NodeOutputs(.image(try Self.stretched(input, perChannel: perChannel)))
+    }
+
+    /// `image` stretched from its minimum..maximum to 0...1 (NaN samples are left out of the range):
+    /// one pass over its color channels, in bands of rows, then a lazy point kernel. Saliency maps
+    /// are stretched by this too.
+    static func stretched(_ image: Image, perChannel: Bool = false) throws -> Image {
         // One pass over the input, in bands of rows, to find the range: this is the node's barrier.
-        let colors = input.channels == 4 ? 3 : 1
+        let colors = image.channels == 4 ? 3 : 1
         var low = [Float](repeating: .infinity, count: colors)
         var high = [Float](repeating: -.infinity, count: colors)
-        var band = PixelBuffer(region: .empty, channels: input.channels)
-        for rows in input.extent.tiles(width: input.width, height: 256) {
+        var band = PixelBuffer(region: .empty, channels: image.channels)
+        for rows in image.extent.tiles(width: image.width, height: 256) {
             band.reshape(to: rows)
-            try input.render(into: &band)
+            try image.render(into: &band)
             let channels = band.channels
             band.samples.withUnsafeBufferPointer { samples in
                 for pixel in stride(from: 0, to: samples.count, by: channels) {
@@ -53,11 +60,9 @@ struct Normalize: Node {
                 scale[lane] = span.isFinite && span > 0 ? 1 / span : 0
             }
         }
-        return NodeOutputs(
-            .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: .float32,
-                    kernel: Kernel(offset: offset, scale: scale), inputs: [KernelInput(input)])))
+        return Image(
+            width: image.width, height: image.height, layout: image.layout, depth: .float32,
+            kernel: Kernel(offset: offset, scale: scale), inputs: [KernelInput(image)])
     }
 
     struct Kernel: ImageKernel {

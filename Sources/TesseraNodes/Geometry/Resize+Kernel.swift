@@ -25,11 +25,16 @@ extension Resize {
         /// coordinates, stretched by the scale when shrinking, cut to the image and renormalized. Taps
         /// of weight exactly 0 at either end are left out (they add nothing), so the region a tile
         /// declares is no larger than what it reads. Weights are computed in Double, as Pillow does.
-        init(input: Int, output: Int, filter: Interpolation) {
+        ///
+        /// `antialias: false` never stretches the filter: a shrink samples the input at the output
+        /// pixels' centers, as OpenCV's `resize` does with `INTER_LINEAR` and `INTER_CUBIC` (for
+        /// bilinear the weights are then OpenCV's: its clamped border pixels give what the renormalized
+        /// weights give here). It aliases; spectral residual saliency is defined on such a shrink.
+        init(input: Int, output: Int, filter: Interpolation, antialias: Bool = true) {
             first = [Int](repeating: 0, count: output)
             count = [Int](repeating: 1, count: output)
             scale = Double(input) / Double(output)
-            support = filter.support * Swift.max(scale, 1)
+            support = filter.support * (antialias ? Swift.max(scale, 1) : 1)
             guard input != output else {
                 // Pillow skips the pass when a side keeps its size: one tap of weight 1 is the same.
                 stride = 1
@@ -37,7 +42,7 @@ extension Resize {
                 for x in 0..<output { first[x] = x }
                 return
             }
-            let filterScale = Swift.max(scale, 1)
+            let filterScale = antialias ? Swift.max(scale, 1) : 1
             let inverse = 1 / filterScale
             stride = Int(support.rounded(.up)) * 2 + 1
             weights = [Float](repeating: 0, count: output * stride)
@@ -127,15 +132,17 @@ extension Resize {
 
         init(
             input: (width: Int, height: Int), output: (width: Int, height: Int), layout: PixelLayout,
-            interpolation: Interpolation
+            interpolation: Interpolation, antialias: Bool = true
         ) {
             nearest = interpolation == .nearest
             if nearest {
                 horizontal = Axis(nearestFrom: input.width, output: output.width)
                 vertical = Axis(nearestFrom: input.height, output: output.height)
             } else {
-                horizontal = Axis(input: input.width, output: output.width, filter: interpolation)
-                vertical = Axis(input: input.height, output: output.height, filter: interpolation)
+                horizontal = Axis(
+                    input: input.width, output: output.width, filter: interpolation, antialias: antialias)
+                vertical = Axis(
+                    input: input.height, output: output.height, filter: interpolation, antialias: antialias)
             }
             channels = layout.channels == 1 ? .gray : layout.hasAlpha ? .straightAlpha : .opaque
             outputExtent = Rect(width: output.width, height: output.height)
