@@ -12,11 +12,10 @@
 # StaticSaliencyFineGrained, timed inside Python on the decoded image (decode not included), median
 # of RUNS calls, one thread as OpenCV's saliency code runs; its imread is timed alone too.
 #
-# Tessera times each node's pixels (--stats), but not the work a global node does in run(), so each
-# saliency job is a whole `tessera run` (read the TIFF, the node, save the 64x64 map). Two figures:
-# the process's wall time on 2 threads, and, on 1 thread, the run's total minus the load node's own
-# time from --stats: what the node costs beyond decoding (its reads through the scheduler's bands
-# included), the figure to set beside OpenCV's computeSaliency. Medians of RUNS.
+# Tessera: each saliency job is a whole `tessera run` (read the TIFF, the node, save the 64x64 map).
+# Two figures: the process's wall time on 2 threads, and the saliency node's own time from --stats on
+# 1 thread (its work on what it read, not the decode or the bands it waited for): the figure to set
+# beside OpenCV's computeSaliency. Medians of RUNS.
 # Then the spotlight graph (Graphs/spotlight.yaml) on the example photo, as `make demo` runs it, and
 # on the 4K photo.
 #
@@ -72,12 +71,11 @@ graph() { # graph FILE KIND: load the 4K TIFF, run saliency KIND, save the 64x64
     printf 'version: 1\nnodes:\n  photo: { op: load, path: photo4k.tif }\n%s\n%s\n' \
         "  heat: { op: saliency, input: photo, kind: $2 }" "  out: { op: save, input: heat, path: heat-$2.tif }" >"$1"
 }
-# own GRAPH: on 1 thread, the run's total minus the load's time (--stats), median of RUNS.
+# own GRAPH: the saliency node's own time on 1 thread (--stats), median of RUNS.
 own() {
     local i
     for ((i = 0; i < RUNS; i++)); do
-        "$TESSERA" run "$1" --threads 1 --stats 2>&1 |
-            awk '$1 == "photo" { load = $3 / 1000 } $1 == "total" { total = $2 } END { print total - load }'
+        "$TESSERA" run "$1" --threads 1 --stats 2>&1 | awk '$1 == "heat" { print $3 / 1000 }'
     done | median
 }
 
@@ -86,7 +84,7 @@ echo "== 3840x2160 RGB, median of $RUNS (seconds)"
 for kind in attention objectness; do
     graph "$kind.yaml" "$kind"
     wall=$(timed "$kind" "$TESSERA" run "$kind.yaml" --threads 2)
-    printf '%-44s %8.3f   beyond the decode, 1 thread: %.3f\n' "tessera saliency $kind (whole run)" "$wall" \
+    printf '%-44s %8.3f   the node alone, 1 thread: %.3f\n' "tessera saliency $kind (whole run)" "$wall" \
         "$(own "$kind.yaml")"
 done
 "$PYTHON" "$ROOT/Scripts/saliency-speed-opencv.py" time photo4k.tif "$RUNS"

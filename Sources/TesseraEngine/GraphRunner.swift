@@ -55,7 +55,24 @@ extension Graph {
         for node in nodes {
             do {
                 if options.cancellation.isCancelled { throw CancellationError() }
-                let outputs = try node.execute(reading: values, monitor: monitor)
+                let outputs: [String: NodeValue]
+                if node.declaration.access == .sink || node.declaration.access == .global {
+                    // Their own time (encoding, a global node's work on what it read) is measured here;
+                    // waiting for the bands they read is their inputs' time, not theirs.
+                    let read = node.inputs.values.lazy.compactMap { reference -> Rect? in
+                        guard case .image(let image)? = values[reference.node + "." + reference.port] else {
+                            return nil
+                        }
+                        return image.extent
+                    }
+                    outputs = try monitor.measure(
+                        node: node.name, op: node.declaration.op, region: read.first ?? .empty
+                    ) {
+                        try node.execute(reading: values, monitor: monitor)
+                    }
+                } else {
+                    outputs = try node.execute(reading: values, monitor: monitor)
+                }
                 for (port, value) in outputs {
                     guard case .image(let image) = value else {
                         values["\(node.name).\(port)"] = value

@@ -122,6 +122,11 @@ final class ParallelSource: PixelSource {
         if monitor.cancellation.isCancelled { throw CancellationError() }
         let region = target.region
         guard !region.isEmpty else { return }
+        // Time in here (waiting for bands, copying them) is not the reading node's own: a sink's or a
+        // global node's --stats time is its encoding or its own work.
+        let worker = Worker.current
+        let begin = DispatchTime.now().uptimeNanoseconds
+        defer { worker.childNanos += DispatchTime.now().uptimeNanoseconds - begin }
         let firstRow = region.minY / tile
         let lastRow = (region.maxY - 1) / tile
         let (needed, spawn) = try state.withLock { state -> ([Band], [Int]) in
