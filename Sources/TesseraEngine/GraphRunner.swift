@@ -55,7 +55,13 @@ extension Graph {
         for node in nodes {
             do {
                 if options.cancellation.isCancelled { throw CancellationError() }
-                let outputs = try node.execute(reading: values, monitor: monitor)
+                // A global node's work happens here, in run(): its time (waiting for its input included)
+                // counts as its own, one region, in --stats.
+                let outputs =
+                    node.declaration.access == .global
+                    ? try monitor.measure(node: node.name, op: node.declaration.op, region: .empty) {
+                        try node.execute(reading: values, monitor: monitor)
+                    } : try node.execute(reading: values, monitor: monitor)
                 for (port, value) in outputs {
                     guard case .image(let image) = value else {
                         values["\(node.name).\(port)"] = value
