@@ -15,5 +15,7 @@ public enum BuiltinNodes {
         Resize.self,
         Constant.self,
         GaussianBlur.self,
+        DetectContours.self,
+        DrawContours.self,
     ]
 }
