@@ -227,14 +227,15 @@ extension ContourTests {
         return kept
     }
 
-    static func randomBoxes(_ count: Int, seed: UInt64) -> [Rect] {
+    /// `count` boxes of sides 1 to 128 with corners in `-20..<(spread - 20)`.
+    static func randomBoxes(_ count: Int, seed: UInt64, spread: UInt64 = 300) -> [Rect] {
         var random = SplitMix(seed: seed)
         var boxes: [Rect] = []
         for _ in 0..<count {
             let size = 1 << Int(random.next() % 8)
             boxes.append(
                 Rect(
-                    x: Int(random.next() % 300) - 20, y: Int(random.next() % 300) - 20,
+                    x: Int(random.next() % spread) - 20, y: Int(random.next() % spread) - 20,
                     width: 1 + Int(random.next() % UInt64(size)), height: 1 + Int(random.next() % UInt64(size))))
         }
         return boxes
@@ -248,11 +249,12 @@ extension ContourTests {
         #expect(BoxDeduplication.keep(all, threshold: threshold) == Self.bruteForce(all, threshold: threshold))
     }
 
-    /// 100,000 boxes, a tenth of them repeats: a few IoU computations per box, not one per pair (the
-    /// tutorial's loop needs up to 5e9 here); and in a release build (`swift test -c release`), under a
-    /// second. A debug build under a full parallel test run is too noisy to time.
+    /// 100,000 boxes over 2000x2000 pixels (a 4K sweep's density), a tenth of them repeats: a few IoU
+    /// computations per box, not one per pair (the tutorial's loop needs up to 5e9 here); and in a
+    /// release build (`swift test -c release`), under a second. A debug build under a full parallel test
+    /// run is too noisy to time.
     @Test func deduplicationIsFast() {
-        let boxes = Self.randomBoxes(90_000, seed: 7)
+        let boxes = Self.randomBoxes(90_000, seed: 7, spread: 2000)
         let all = boxes + boxes.prefix(10_000)
         var dedup = BoxDeduplication(threshold: 0.9)
         let clock = ContinuousClock()
@@ -260,7 +262,7 @@ extension ContourTests {
         let kept = all.filter { dedup.insert($0) }
         let elapsed = clock.now - start
         #expect(kept.count <= 90_000)
-        #expect(dedup.comparisons < 10 * all.count, "\(dedup.comparisons) IoU computations")
+        #expect(dedup.comparisons < 20 * all.count, "\(dedup.comparisons) IoU computations")
         #if !DEBUG
             #expect(elapsed < .seconds(1), "\(elapsed)")
         #endif

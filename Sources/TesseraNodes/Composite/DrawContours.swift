@@ -120,9 +120,10 @@ struct DrawContours: Node {
                 let (x0, x1) = (Swift.min(segment.x, segment.z) - reach, Swift.max(segment.x, segment.z) + reach)
                 let (y0, y1) = (Swift.min(segment.y, segment.w) - reach, Swift.max(segment.y, segment.w) + reach)
                 guard x1 >= 0, y1 >= 0, x0 < Double(width), y0 < Double(height) else { continue }
-                let c0 = Swift.max(0, Int(x0) / size)
+                // Clamped in floating point first, so far-away (or huge) coordinates never trap.
+                let c0 = Int(Swift.max(x0, 0)) / size
                 let c1 = Swift.min(columns - 1, Int(Swift.min(x1, Double(width))) / size)
-                let r0 = Swift.max(0, Int(y0) / size)
+                let r0 = Int(Swift.max(y0, 0)) / size
                 let r1 = Swift.min(rows - 1, Int(Swift.min(y1, Double(height))) / size)
                 let index = Int32(kept.count)
                 kept.append(segment)
@@ -187,10 +188,14 @@ struct DrawContours: Node {
         func stroke(_ segment: SIMD4<Double>, region: Rect, half: Double, thin: Double, into coverage: inout [Float]) {
             let a = SIMD2(segment.x, segment.y)
             let b = SIMD2(segment.z, segment.w)
-            let x0 = Swift.max(region.minX, Int((Swift.min(a.x, b.x) - reach).rounded(.down)))
-            let x1 = Swift.min(region.maxX - 1, Int((Swift.max(a.x, b.x) + reach).rounded(.up)))
-            let y0 = Swift.max(region.minY, Int((Swift.min(a.y, b.y) - reach).rounded(.down)))
-            let y1 = Swift.min(region.maxY - 1, Int((Swift.max(a.y, b.y) + reach).rounded(.up)))
+            // The segment's reach within the region, clamped in floating point before converting.
+            func clamp(_ value: Double, _ low: Int, _ high: Int) -> Int {
+                Int(Swift.min(Swift.max(value, Double(low)), Double(high)))
+            }
+            let x0 = clamp((Swift.min(a.x, b.x) - reach).rounded(.down), region.minX, region.maxX)
+            let x1 = clamp((Swift.max(a.x, b.x) + reach).rounded(.up), region.minX - 1, region.maxX - 1)
+            let y0 = clamp((Swift.min(a.y, b.y) - reach).rounded(.down), region.minY, region.maxY)
+            let y1 = clamp((Swift.max(a.y, b.y) + reach).rounded(.up), region.minY - 1, region.maxY - 1)
             guard x0 <= x1, y0 <= y1 else { return }
             let d = b - a
             let length2 = (d * d).sum()
