@@ -177,6 +177,38 @@ struct ContourFixture {
         }
     }
 
+    /// Light on dark traces the other side of the same cut: on the photo crop (no pixel at the cut)
+    /// the mask is the fixture's complement.
+    @Test func lightOnDarkIsTheComplement() throws {
+        let fixture = try ContourFixture("photo-contrast")
+        let outputs = try verifier.verify(
+            DetectContours.self,
+            parameters: [
+                "contrastAdjustment": 1.5, "contrastPivot": NumberOrAuto.number(0.4), "detectsDarkOnLight": false,
+            ],
+            inputs: ["input": .image(try Fixtures.image("photo.png"))])
+        let mask = try #require(outputs["mask"]).image().pixels().samples.map { UInt8($0) }
+        #expect(mask == fixture.mask.map { 1 - $0 })
+    }
+
+    /// save refuses to write contours as an image or an image as contours, and image options with a
+    /// contour path; each problem names the parameter.
+    @Test func saveChecksWhatGoesWhere() throws {
+        let declaration = try NodeDeclaration(Save.self)
+        let contours = Contours(contours: [], width: 4, height: 4)
+        let context = ParameterContext(baseFolder: "/tmp")
+        func path(_ text: String) throws -> OutputPath { try OutputPath(literal: .string(text), context: context) }
+        let asPNG = try declaration.instantiate(
+            parameters: ["path": try path("c.png")], inputs: ["input": .contours(contours)])
+        #expect(throws: NodeProblem.self) { try asPNG.run() }
+        let asSVG = try declaration.instantiate(
+            parameters: ["path": try path("i.svg")], inputs: ["input": .image(TestImages.gray())])
+        #expect(throws: NodeProblem.self) { try asSVG.run() }
+        let withQuality = try declaration.instantiate(
+            parameters: ["path": try path("c.svg"), "quality": 50], inputs: ["input": .contours(contours)])
+        #expect(throws: NodeProblem.self) { try withQuality.validate() }
+    }
+
     @Test func badSweepsAreProblems() throws {
         for sweep in [[0.2, 0.7], [0.7, 0.2, 0.1], [0.2, 0.7, 0.0]] {
             let declaration = try NodeDeclaration(DetectContours.self)
