@@ -33,8 +33,8 @@ import TesseraCore
 /// normalized units on a square image (Vision normalizes x and y by their own sides).
 ///
 /// - Cost: the input is read once (a band at a time) and downscaled; tracing is linear in the traced
-///   pixels plus the border pixels. A sweep's settings run one after another here: the engine has no
-///   way yet for a node to hand independent jobs to the scheduler, and nodes never touch threads.
+///   pixels plus the border pixels. A sweep's settings are independent ``Jobs``: the engine runs them
+///   on its workers (`--threads`), and the result is the same for any thread count.
 struct DetectContours: Node {
     static let info = NodeInfo(
         op: "detectContours",
@@ -144,30 +144,35 @@ struct DetectContours: Node {
         }
         let adjustments = contrastAdjustmentSweep.map(Self.values) ?? [contrastAdjustment]
         let pixelEpsilon = epsilon * Double(Swift.max(size.width, size.height))
-        var mask = [UInt8](repeating: 0, count: luminance.count)
-        var firstMask: [UInt8]?
-        var all: [Contours.Contour] = []
-        for pivot in pivots {
-            for adjustment in adjustments {
-                Self.binarize(
-                    luminance, into: &mask, pivot: Float(pivot), adjustment: Float(adjustment),
-                    darkOnLight: detectsDarkOnLight)
-                if firstMask == nil { firstMask = mask }
-                let offset = all.count
-                for var contour in BorderFollowing.trace(mask: mask, width: size.width, height: size.height) {
-                    if pixelEpsilon > 0 {
-                        contour.points = PolygonApproximation.closed(contour.points, epsilon: pixelEpsilon)
-                    }
-                    if contour.parent >= 0 { contour.parent += offset }
-                    contour.children = contour.children.map { $0 + offset }
-                    all.append(contour)
+        let settings = pivots.flatMap { pivot in adjustments.map { (pivot: pivot, adjustment: $0) } }
+        let darkOnLight = detectsDarkOnLight
+        // Each setting is an independent job: the engine may run them at once; results come in order.
+        let traced = try Jobs.current.map(settings.count) { index in
+            var mask = [UInt8](repeating: 0, count: luminance.count)
+            Self.binarize(
+                luminance, into: &mask, pivot: Float(settings[index].pivot),
+                adjustment: Float(settings[index].adjustment), darkOnLight: darkOnLight)
+            var contours = BorderFollowing.trace(mask: mask, width: size.width, height: size.height)
+            if pixelEpsilon > 0 {
+                for i in contours.indices {
+                    contours[i].points = PolygonApproximation.closed(contours[i].points, epsilon: pixelEpsilon)
                 }
+            }
+            return (contours: contours, mask: index == 0 ? mask : nil)
+        }
+        var all: [Contours.Contour] = []
+        for (contours, _) in traced {
+            let offset = all.count
+            for var contour in contours {
+                if contour.parent >= 0 { contour.parent += offset }
+                contour.children = contour.children.map { $0 + offset }
+                all.append(contour)
             }
         }
         if let iouThreshold { all = Self.deduplicated(all, threshold: iouThreshold) }
         let maskBuffer = PixelBuffer(
             region: Rect(width: size.width, height: size.height), channels: 1,
-            samples: (firstMask ?? mask).map { Float($0) })
+            samples: (traced.first?.mask ?? []).map { Float($0) })
         return NodeOutputs([
             "contours": .contours(
                 Contours(
