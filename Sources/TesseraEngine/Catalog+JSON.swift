@@ -13,7 +13,11 @@ extension NodeDeclaration {
         [
             "op": op, "summary": info.summary, "access": info.access.rawValue, "example": info.example,
             "inputs": inputs.map { input -> [String: Any] in
-                ["name": input.name, "type": input.type.rawValue, "optional": input.isOptional, "doc": input.doc]
+                var object: [String: Any] = [
+                    "name": input.name, "type": input.type.rawValue, "optional": input.isOptional, "doc": input.doc,
+                ]
+                if input.accepted.count > 1 { object["accepts"] = input.accepted.map(\.rawValue) }
+                return object
             },
             "outputs": outputs.map { ["name": $0.name, "type": $0.type.rawValue, "doc": $0.doc] },
             "parameters": parameters.map(\.jsonObject),
@@ -23,7 +27,7 @@ extension NodeDeclaration {
 
 extension ParameterDeclaration {
     /// A short machine name for the type: number, integer, boolean, string, choice, path, outputPath,
-    /// numbers, rect.
+    /// numbers, rect, numberOrAuto.
     public var typeKeyword: String {
         switch type {
         case .number: "number"
@@ -34,6 +38,7 @@ extension ParameterDeclaration {
         case .path(let isOutput): isOutput ? "outputPath" : "path"
         case .numbers: "numbers"
         case .rect: "rect"
+        case .numberOrAuto: "numberOrAuto"
         }
     }
 

@@ -69,7 +69,7 @@ extension NodeDeclaration {
         for input in inputs {
             properties[input.name] = [
                 "$ref": "#/$defs/reference",
-                "description": "\(input.doc) (\(input.type.phrase)\(input.isOptional ? ", optional" : ""))",
+                "description": "\(input.doc) (\(input.typePhrase)\(input.isOptional ? ", optional" : ""))",
             ]
         }
         for parameter in parameters { properties[parameter.name] = parameter.schema }
@@ -122,6 +122,8 @@ extension ParameterDeclaration {
             }
         case .rect:
             value = ["type": "array", "items": ["type": "integer"], "minItems": 4, "maxItems": 4]
+        case .numberOrAuto:
+            value = ["anyOf": [bounds.merging(["type": "number"]) { $1 }, ["const": "auto"]]]
         }
         var schema: [String: Any] = upstreamTypes.isEmpty ? value : ["anyOf": [value, ["$ref": "#/$defs/upstream"]]]
         schema["description"] = fullDoc

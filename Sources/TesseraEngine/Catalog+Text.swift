@@ -54,7 +54,7 @@ extension NodeDeclaration {
         if inputs.isEmpty { lines.append("  none") }
         let portWidth = max(8, (inputs.map(\.name) + outputs.map(\.name)).map(\.count).max() ?? 0)
         for input in inputs {
-            let type = input.type.rawValue + (input.isOptional ? " (optional)" : "")
+            let type = input.typeName + (input.isOptional ? " (optional)" : "")
             lines.append(
                 "  " + input.name.padding(toLength: portWidth + 2, withPad: " ", startingAt: 0)
                     + type.padding(toLength: 20, withPad: " ", startingAt: 0) + input.doc)
@@ -87,7 +87,7 @@ extension NodeDeclaration {
         if !inputs.isEmpty {
             lines += ["| input | type | |", "|---|---|---|"]
             lines += inputs.map {
-                "| `\($0.name)` | \($0.type.rawValue)\($0.isOptional ? " (optional)" : "") | \($0.doc) |"
+                "| `\($0.name)` | \($0.typeName)\($0.isOptional ? " (optional)" : "") | \($0.doc) |"
             }
             lines.append("")
         }

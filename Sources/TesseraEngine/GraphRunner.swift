@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import TesseraCore
 
 /// A node failed while the graph ran.
@@ -175,7 +177,8 @@ extension GraphNode {
         }
         let node = try declaration.instantiate(parameters: parameterValues, inputs: inputValues)
         if takesUpstream { try node.validate() }
-        let produced = try node.run().values
+        // Jobs the node hands out (a sweep's settings) run on the run's workers.
+        let produced = try Jobs.$current.withValue(.workers(monitor.options.threads)) { try node.run().values }
         var outputs: [String: NodeValue] = [:]
         for (port, value) in produced {
             let name = port.isEmpty ? declaration.outputs.first?.name ?? "" : port
@@ -188,5 +191,26 @@ extension GraphNode {
             throw NodeConfigurationError("did not produce its output '\(output.name)'")
         }
         return outputs
+    }
+}
+
+extension Jobs {
+    /// Jobs spread over up to `threads` Dispatch workers, each taking the next index until none is left.
+    static func workers(_ threads: Int) -> Jobs {
+        Jobs { count, body in
+            let workers = Swift.min(threads, count)
+            guard workers > 1 else {
+                for index in 0..<count { body(index) }
+                return
+            }
+            let next = Atomic<Int>(0)
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    if index >= count { break }
+                    body(index)
+                }
+            }
+        }
     }
 }

@@ -276,7 +276,7 @@ struct GraphValidator {
             for input in declaration.inputs where !input.isOptional && draft.valueLocations[input.name] == nil {
                 error(
                     draft.location,
-                    "\(declaration.op) node '\(draft.name)' needs input '\(input.name)' (\(input.type.phrase))")
+                    "\(declaration.op) node '\(draft.name)' needs input '\(input.name)' (\(input.typePhrase))")
                 drafts[index].hasErrors = true
             }
             // A parameter whose value was refused has its own error already.
@@ -297,10 +297,10 @@ struct GraphValidator {
             let draft = drafts[index]
             guard let declaration = draft.declaration else { continue }
             for (input, reference) in draft.inputs.sorted(by: { $0.key < $1.key }) {
-                let wanted = declaration.input(named: input)?.type
-                let what = "input '\(input)' of '\(draft.name)' (\(declaration.op)) takes \(wanted?.phrase ?? "?")"
+                let wanted = declaration.input(named: input)
+                let what = "input '\(input)' of '\(draft.name)' (\(declaration.op)) takes \(wanted?.typePhrase ?? "?")"
                 if let resolved = resolve(
-                    reference, in: drafts, names: names, accepting: wanted.map { [$0] } ?? [],
+                    reference, in: drafts, names: names, accepting: wanted?.accepted ?? [],
                     what: what)
                 {
                     drafts[index].inputs[input] = resolved

@@ -16,5 +16,7 @@ public enum BuiltinNodes {
         Constant.self,
         GaussianBlur.self,
         Saliency.self,
+        DetectContours.self,
+        DrawContours.self,
     ]
 }

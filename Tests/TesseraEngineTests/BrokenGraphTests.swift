@@ -136,7 +136,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.yaml:4:47: error: save node 'out' has no input or parameter 'qualty' (it takes input, path, depth, "
-                + "quality, compression, tile, progressive); did you mean 'quality'?"
+                + "quality, compression, tile, progressive, stroke, strokeWidth, colorByDepth); did you mean 'quality'?"
         ]),
     BrokenGraph(
         name: "JSON: unknown parameter", file: "g.json",
@@ -240,7 +240,7 @@ let brokenGraphs: [BrokenGraph] = [
     BrokenGraph(
         name: "required input missing",
         text: "version: 1\nnodes:\n  out: { op: save, path: o.png }\n",
-        expected: ["g.yaml:3:3: error: save node 'out' needs input 'input' (an image)"]),
+        expected: ["g.yaml:3:3: error: save node 'out' needs input 'input' (an image or contours)"]),
     BrokenGraph(
         name: "required parameter missing",
         text: "version: 1\nnodes:\n  photo: { op: load }\n  out: { op: save, input: photo, path: o.png }\n",
@@ -274,9 +274,9 @@ let brokenGraphs: [BrokenGraph] = [
         expected: ["g.yaml:5:29: error: save node 'out' has no outputs to read"]),
     BrokenGraph(
         name: "port type mismatch: contours into an image input",
-        text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: save, input: c, path: o.png }\n",
+        text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: testCrop, input: c, rect: [0, 0, 1, 1] }\n",
         expected: [
-            "g.yaml:4:27: error: input 'input' of 'out' (save) takes an image, but 'c' (testContours) gives contours"
+            "g.yaml:4:31: error: input 'input' of 'out' (testCrop) takes an image, but 'c' (testContours) gives contours"
         ]),
     BrokenGraph(
         name: "port type mismatch: a named port", file: "g.json",
@@ -286,7 +286,8 @@ let brokenGraphs: [BrokenGraph] = [
               "out": {"op": "save", "input": "b.count", "path": "o.png"}}}
             """,
         expected: [
-            "g.json:3:34: error: input 'input' of 'out' (save) takes an image, but 'b.count' (testBoxes) gives a number"
+            "g.json:3:34: error: input 'input' of 'out' (save) takes an image or contours, but 'b.count' (testBoxes) "
+                + "gives a number"
         ]),
     BrokenGraph(
         name: "upstream parameter of the wrong type",
@@ -387,7 +388,7 @@ let brokenGraphs: [BrokenGraph] = [
             "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
             "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
             "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
-                + "compression, tile, progressive); did you mean 'quality'?",
+                + "compression, tile, progressive, stroke, strokeWidth, colorByDepth); did you mean 'quality'?",
             "--set out.tile=[1,: error: cannot read the value '[1,'",
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
         ]),

@@ -10,8 +10,8 @@ import Testing
     static let folder = repositoryRoot.appendingPathComponent("Graphs")
     /// Every graph in Graphs/, by name.
     static let names = [
-        "archive.yaml", "autocrop.yaml", "blur-crop.yaml", "heatmap.yaml", "lossless.json", "masked-blend.yaml",
-        "spotlight.yaml", "tint.yaml",
+        "archive.yaml", "autocrop.yaml", "blur-crop.yaml", "contour-art.yaml", "heatmap.yaml", "lossless.json",
+        "masked-blend.yaml", "spotlight.yaml", "tint.yaml",
     ]
 
     /// A graph added to Graphs/ must be listed above, so that it runs in the tests.
@@ -53,6 +53,7 @@ import Testing
             case "autocrop.yaml":
                 return try Self.checkAutocrop(
                     tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
+            case "contour-art.yaml": return try Self.checkContourArt(outputs)
             default: break
             }
             for output in outputs.values {
@@ -232,5 +233,66 @@ import Testing
             bb += (Double(y) - meanB) * (Double(y) - meanB)
         }
         return ab / (aa * bb).squareRoot()
+    }
+
+    /// contour-art.yaml: the JSON holds the swept contours of the 512x512 photo with no two kept boxes at
+    /// IoU 0.9 or more (checked pairwise here, the tutorial's way); the SVG has a path per contour; the PNG
+    /// is white except within a line's reach (1 px wide: 1 px from a segment) of those contours, and
+    /// the line color sits on the first point of every contour of two points or more.
+    static func checkContourArt(_ outputs: [String: String]) throws {
+        let jsonPath = try #require(outputs["json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any])
+        #expect(object["imageWidth"] as? Int == 512 && object["tracedWidth"] as? Int == 512)
+        let items = try #require(object["contours"] as? [[String: Any]])
+        let polylines = items.compactMap { ($0["points"] as? [[Int]]) }
+        let boxes = items.compactMap { $0["boundingBox"] as? [Int] }
+        #expect(polylines.count == items.count && boxes.count == items.count && items.count > 100)
+        for i in boxes.indices {
+            for j in boxes.indices where j > i {
+                let (a, b) = (boxes[i], boxes[j])
+                let w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+                let h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+                guard w > 0, h > 0 else { continue }
+                let iou = Double(w * h) / Double(a[2] * a[3] + b[2] * b[3] - w * h)
+                #expect(iou < 0.9, "contours \(i) and \(j) overlap with IoU \(iou)")
+            }
+        }
+        let svg = try String(contentsOfFile: try #require(outputs["svg"]), encoding: .utf8)
+        #expect(svg.contains("viewBox=\"0 0 512 512\""))
+        #expect(svg.components(separatedBy: "<path").count - 1 == items.count)
+
+        let png = try pixels(try #require(outputs["png"]))
+        #expect(png.count == 512 * 512 * 4)
+        var reach = [Bool](repeating: false, count: 512 * 512)
+        for points in polylines {
+            guard let last = points.last else { continue }
+            var previous = SIMD2(Double(last[0]), Double(last[1])) + 0.5
+            for point in points {
+                let next = SIMD2(Double(point[0]), Double(point[1])) + 0.5
+                let steps = Int(((next - previous) * (next - previous)).sum().squareRoot() * 4) + 1
+                for k in 0...steps {
+                    let p = previous + (next - previous) * (Double(k) / Double(steps))
+                    for y in Int(p.y - 1.5)...Int(p.y + 1.5) where y >= 0 && y < 512 {
+                        for x in Int(p.x - 1.5)...Int(p.x + 1.5) where x >= 0 && x < 512 {
+                            let d = SIMD2(Double(x) + 0.5, Double(y) + 0.5) - p
+                            if (d * d).sum() < 1.2 * 1.2 { reach[y * 512 + x] = true }
+                        }
+                    }
+                }
+                previous = next
+            }
+        }
+        var drawn = 0
+        for pixel in 0..<(512 * 512) where png[pixel * 4] < 1 {
+            drawn += 1
+            #expect(reach[pixel], "pixel \(pixel % 512), \(pixel / 512) drawn away from every contour")
+            if !reach[pixel] { break }
+        }
+        #expect(drawn > 10_000)
+        for points in polylines where points.count > 1 {  // a one-point contour draws nothing
+            let (x, y) = (points[0][0], points[0][1])
+            #expect(abs(png[(y * 512 + x) * 4] - 0.1) < 1 / 255, "no line at \(x), \(y)")
+        }
     }
 }

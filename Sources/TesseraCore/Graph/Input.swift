@@ -3,9 +3,19 @@ public struct InputDeclaration: Sendable {
     /// The property's name, which is also the key in graph files.
     public var name: String
     public var type: PortType
+    /// Every port type the input accepts: ``type`` alone, or more for an input such as `save`'s, which
+    /// writes an image or contours.
+    public var accepted: [PortType]
     /// An optional input may be left unconnected.
     public var isOptional: Bool
     public var doc: String
+}
+
+extension InputDeclaration {
+    /// The accepted types in words, for messages: "an image", "an image or contours".
+    public var typePhrase: String { accepted.map(\.phrase).joined(separator: " or ") }
+    /// The accepted types' names, for listings: "image", "image or contours".
+    public var typeName: String { accepted.map(\.rawValue).joined(separator: " or ") }
 }
 
 /// What a node output port declares.
@@ -25,6 +35,8 @@ public struct OutputDeclaration: Sendable {
 /// (an input that may be left unconnected).
 public protocol InputValue: Sendable {
     static var portType: PortType { get }
+    /// Every port type the input accepts; ``portType`` alone unless the type holds one of several.
+    static var acceptedTypes: [PortType] { get }
     static var isOptional: Bool { get }
     /// The value, if `value` carries this type; an optional input accepts nil.
     static func from(_ value: NodeValue?) -> Self?
@@ -32,6 +44,23 @@ public protocol InputValue: Sendable {
 
 extension InputValue {
     public static var isOptional: Bool { false }
+    public static var acceptedTypes: [PortType] { [portType] }
+}
+
+/// What `save` writes: an image, or contours (to SVG or JSON). An input of this type accepts either.
+public enum SavableValue: InputValue {
+    case image(Image)
+    case contours(Contours)
+
+    public static var portType: PortType { .image }
+    public static var acceptedTypes: [PortType] { [.image, .contours] }
+    public static func from(_ value: NodeValue?) -> SavableValue? {
+        switch value {
+        case .image(let image)?: .image(image)
+        case .contours(let contours)?: .contours(contours)
+        default: nil
+        }
+    }
 }
 
 extension Image: InputValue {
@@ -68,6 +97,7 @@ extension Double: InputValue {
 
 extension Optional: InputValue where Wrapped: InputValue {
     public static var portType: PortType { Wrapped.portType }
+    public static var acceptedTypes: [PortType] { Wrapped.acceptedTypes }
     public static var isOptional: Bool { true }
     public static func from(_ value: NodeValue?) -> Wrapped?? {
         guard let value else { return .some(nil) }
@@ -90,7 +120,8 @@ public struct Input<Value: InputValue>: InputField {
     }
 
     public init(doc: String) {
-        declaration = InputDeclaration(name: "", type: Value.portType, isOptional: Value.isOptional, doc: doc)
+        declaration = InputDeclaration(
+            name: "", type: Value.portType, accepted: Value.acceptedTypes, isOptional: Value.isOptional, doc: doc)
     }
 
     public init(from decoder: any Decoder) throws {

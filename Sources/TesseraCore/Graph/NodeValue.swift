@@ -65,6 +65,10 @@ public struct Box: Sendable, Equatable {
 }
 
 /// A tree of closed polylines, as OpenCV's `findContours` hierarchy and Vision's contour observations.
+///
+/// Points are pixel coordinates of the grid the contours were traced on (``width`` x ``height``, origin
+/// top-left): a point `(x, y)` is the pixel in column `x`, row `y`. That grid may be a downscaled copy of
+/// an image of ``imageWidth`` x ``imageHeight``; ``imagePoint(_:)`` maps a point onto that image.
 public struct Contours: Sendable {
     /// One closed polyline: points in pixel coordinates of the traced grid.
     public struct Contour: Sendable, Equatable {
@@ -81,16 +85,62 @@ public struct Contours: Sendable {
             self.children = children
             self.isHole = isHole
         }
+
+        /// The smallest pixel rectangle holding every point, as OpenCV's `boundingRect`: a single point
+        /// has a 1x1 box. Points are whole pixels, so the box is `[minX, minY, maxX - minX + 1, maxY - minY + 1]`
+        /// (fractional points are rounded outward).
+        public var boundingBox: Rect {
+            guard let first = points.first else { return .empty }
+            var low = first
+            var high = first
+            for point in points {
+                low = pointwiseMin(low, point)
+                high = pointwiseMax(high, point)
+            }
+            let limit = Double(1 << 40)
+            guard low.x.isFinite, low.y.isFinite, high.x.isFinite, high.y.isFinite,
+                abs(low.x) < limit, abs(low.y) < limit, abs(high.x) < limit, abs(high.y) < limit
+            else { return .empty }
+            let x0 = Int(low.x.rounded(.down))
+            let y0 = Int(low.y.rounded(.down))
+            return Rect(
+                x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0 + 1, height: Int(high.y.rounded(.up)) - y0 + 1)
+        }
     }
 
     public var contours: [Contour]
     /// Size of the grid the contours were traced on.
     public var width: Int
     public var height: Int
+    /// Size of the image the grid was made from (the same as the grid when it was not downscaled).
+    public var imageWidth: Int
+    public var imageHeight: Int
 
-    public init(contours: [Contour], width: Int, height: Int) {
+    public init(contours: [Contour], width: Int, height: Int, imageWidth: Int? = nil, imageHeight: Int? = nil) {
         self.contours = contours
         self.width = width
         self.height = height
+        self.imageWidth = imageWidth ?? width
+        self.imageHeight = imageHeight ?? height
+    }
+
+    /// How many contours enclose contour `index` (0 for one with no parent). Parents must come before
+    /// their children or form no cycle; a cycle stops the count at the number of contours.
+    public func depth(of index: Int) -> Int {
+        var depth = 0
+        var current = contours[index].parent
+        while current >= 0, current < contours.count, depth < contours.count {
+            depth += 1
+            current = contours[current].parent
+        }
+        return depth
+    }
+
+    /// A traced point in the image's pixel coordinates: the traced pixel's center, scaled to the image
+    /// (`(x + 0.5) * imageWidth / width`), so contours of a downscaled trace land on the full image.
+    public func imagePoint(_ point: SIMD2<Double>) -> SIMD2<Double> {
+        let scale = SIMD2(
+            Double(imageWidth) / Double(Swift.max(width, 1)), Double(imageHeight) / Double(Swift.max(height, 1)))
+        return (point + 0.5) * scale
     }
 }

@@ -60,7 +60,10 @@ public struct Parameter<Value: ParameterValue>: ParameterField {
         value: Value?, doc: String, range: ClosedRange<Double>?, suggested: ClosedRange<Double>?, unit: String?
     ) {
         var type = Value.parameterType
-        if case .numbers = type, let value { type = .numbers(count: value.rangeCheckedNumbers.count) }
+        // A list's default fixes its length; an optional list without a value (nil) leaves it open.
+        if case .numbers = type, let value, case .list = value.literal {
+            type = .numbers(count: value.rangeCheckedNumbers.count)
+        }
         declaration = ParameterDeclaration(
             name: "", type: type, defaultValue: value?.literal, range: range, suggested: suggested, unit: unit,
             doc: doc, upstreamTypes: Value.upstreamTypes)

@@ -44,6 +44,8 @@ public enum ParameterType: Sendable, Equatable {
     case numbers(count: Int?)
     /// A rectangle `[x, y, width, height]` in pixels.
     case rect
+    /// A number, or the word `auto` for a value the node derives from its input.
+    case numberOrAuto
 
     /// The type in words: "number", "one of none, lzw", "list of 4 numbers".
     public var name: String {
@@ -57,6 +59,7 @@ public enum ParameterType: Sendable, Equatable {
         case .numbers(let count?): "list of \(count) numbers"
         case .numbers(nil): "list of numbers"
         case .rect: "rectangle [x, y, width, height]"
+        case .numberOrAuto: "number or auto"
         }
     }
 }
@@ -196,6 +199,38 @@ extension Rect: ParameterValue {
         self = box.enclosingRect
     }
     public var literal: Literal { .list([.integer(x), .integer(y), .integer(width), .integer(height)]) }
+}
+
+/// A number, or `auto`: the node derives the value from its input (a contrast pivot from the image's
+/// histogram). The declared range applies to the number.
+public enum NumberOrAuto: ParameterValue, Equatable {
+    case auto
+    case number(Double)
+
+    public static var parameterType: ParameterType { .numberOrAuto }
+    public static var upstreamTypes: [PortType] { [.number] }
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        if case .string("auto") = literal {
+            self = .auto
+        } else if let number = literal.number, number.isFinite {
+            self = .number(number)
+        } else {
+            throw expected("a number or auto", found: literal)
+        }
+    }
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        self = .number(try Double(upstream: upstream))
+    }
+    public var literal: Literal {
+        switch self {
+        case .auto: .string("auto")
+        case .number(let value): .number(value)
+        }
+    }
+    public var rangeCheckedNumbers: [Double] {
+        if case .number(let value) = self { return [value] }
+        return []
+    }
 }
 
 /// An optional parameter: unset (`nil`, the default) unless the graph gives a value. `null` in a graph

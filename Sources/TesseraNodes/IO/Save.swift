@@ -1,16 +1,21 @@
 import TesseraCore
 import TesseraIO
 
-/// `save`: writes an image file, with the same options as `tessera convert`.
+/// `save`: writes an image file, with the same options as `tessera convert`, or contours as SVG or JSON
+/// (``ContourFile``; the JSON is described in the README).
 struct Save: Node {
     static let info = NodeInfo(
         op: "save",
-        summary: "Writes an image as PNG, TIFF or JPEG (the path's extension names the format), atomically.",
+        summary:
+            "Writes an image as PNG, TIFF or JPEG, or contours as SVG or JSON (the path's extension names the "
+            + "format), atomically.",
         access: .sink,
         outputs: [],
         example: """
             photo: { op: load, path: photo.png }
             archive: { op: save, input: photo, path: photo.tif, depth: 16, compression: deflate, tile: 256 }
+            edges: { op: detectContours, input: photo }
+            drawing: { op: save, input: edges, path: edges.svg, strokeWidth: 2, colorByDepth: true }
             """)
 
     enum Depth: String, ParameterChoice {
@@ -26,10 +31,12 @@ struct Save: Node {
         case level5 = "5", level6 = "6", level7 = "7", level8 = "8", level9 = "9"
     }
 
-    @Input(doc: "The image to write.")
-    var input: Image
+    @Input(doc: "The image to write, or contours (to .svg or .json).")
+    var input: SavableValue
 
-    @Parameter(doc: "The file to write: .png, .tif, .tiff, .jpg or .jpeg; relative to the graph file's folder.")
+    @Parameter(
+        doc: "The file to write: .png, .tif, .tiff, .jpg or .jpeg for images, .svg or .json for contours; "
+            + "relative to the graph file's folder.")
     var path: OutputPath
 
     @Parameter(doc: "Sample depth: 8, 16 or float (TIFF only); auto keeps the input's, as far as the format allows.")
@@ -49,13 +56,50 @@ struct Save: Node {
     @Parameter(doc: "Write a progressive JPEG.")
     var progressive = false
 
+    @Parameter(doc: "SVG: the contours' stroke color, red, green, blue and alpha in 0...1.", range: 0...1)
+    var stroke = [0.0, 0, 0, 1]
+
+    @Parameter(doc: "SVG: the contours' stroke width in image pixels.", range: 0...1000, suggested: 0.5...8, unit: "px")
+    var strokeWidth = 1.0
+
+    @Parameter(doc: "SVG: color each contour by its depth in the hierarchy (a fixed palette) instead of stroke.")
+    var colorByDepth = false
+
     func validate() throws(NodeProblem) {
+        if ContourFile.Format(path: path.resolved) != nil {
+            let imageOptions = [
+                ("depth", depth != .auto), ("quality", quality != EncodeOptions().quality),
+                ("compression", compression != .auto), ("tile", tile != 0), ("progressive", progressive),
+            ]
+            if let (name, _) = imageOptions.first(where: \.1) {
+                throw NodeProblem(parameter: name, "is an image option; contours (.svg, .json) do not take it")
+            }
+            return
+        }
         _ = try encoding(imageDepth: nil)
     }
 
     func run() throws -> NodeOutputs {
-        let options = try encoding(imageDepth: input.depth)
-        try ImageFile.save(input, to: path.resolved, options: options)
+        let format = ContourFile.Format(path: path.resolved)
+        switch input {
+        case .image(let image):
+            guard format == nil else {
+                throw NodeProblem(
+                    parameter: "path",
+                    "an image cannot be written as .\(format?.rawValue ?? ""); use .png, .tif or .jpg")
+            }
+            let options = try encoding(imageDepth: image.depth)
+            try ImageFile.save(image, to: path.resolved, options: options)
+        case .contours(let contours):
+            guard format != nil else {
+                throw NodeProblem(parameter: "path", "contours are written as .svg or .json")
+            }
+            var style = ContourFile.Style()
+            style.stroke = SIMD4(stroke)
+            style.strokeWidth = strokeWidth
+            style.colorByDepth = colorByDepth
+            try ContourFile.save(contours, to: path.resolved, style: style)
+        }
         return .none
     }
 
