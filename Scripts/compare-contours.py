@@ -17,9 +17,10 @@ OpenCV (Debian's python3-opencv): Rec. 709 luminance with cv2.transform, cv2.res
 the contrast and threshold in NumPy (float32), findContours(RETR_TREE, CHAIN_APPROX_NONE), then
 approxPolyDP on each contour; the sweep dedupes with the tutorial's O(n^2) loop only up to 9000
 contours, as the tutorial does (it skips dedupe above that). Timed in-process from the loaded image.
-Tessera: `tessera run --stats --threads 2`: the detectContours node's run() time (reading its input,
-which includes decoding the TIFF on the workers, then luminance, downscale and the steps above), and
-the whole process's wall time (start-up, load, the node, writing the JSON).
+Tessera: `tessera run --stats --threads 2`: the detectContours node's own time (--stats: luminance,
+downscale and the steps above, not the waits for its input, whose TIFF decodes on the workers), as
+OpenCV's starts from the decoded image; and the whole process's wall time (start-up, load, the node,
+writing the JSON).
 """
 import json
 import os
