@@ -120,10 +120,9 @@ struct Run: ParsableCommand {
         }
         if let trace {
             do {
-                try report.traceJSON().write(toFile: trace, atomically: true, encoding: .utf8)
+                try FileSystem.write(report.traceJSON(), atomicallyTo: trace)
             } catch {
-                FileHandle.standardError.write(
-                    Data("\(trace): cannot write the trace: \(error.localizedDescription)\n".utf8))
+                FileHandle.standardError.write(Data("\(error) (the --trace file)\n".utf8))
                 throw ExitCode(1)
             }
         }

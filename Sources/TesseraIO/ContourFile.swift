@@ -32,11 +32,7 @@ public enum ContourFile {
             throw ImageError(path: path, message: "contours are written as .svg or .json, not '\(path)'")
         }
         let text = format == .svg ? svg(contours, style: style) : json(contours)
-        try FileSystem.writeAtomically(to: path) { temporary in
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-                throw ImageError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
-            }
-        }
+        try FileSystem.write(text, atomicallyTo: path)
     }
 
     /// Colors for ``Style/colorByDepth``: depth 0, 1, 2, ... (then again from the start).

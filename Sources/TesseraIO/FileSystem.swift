@@ -32,6 +32,16 @@ public enum FileSystem {
 
     /// Writes a file through `write`, which receives a temporary path in the same folder; the result
     /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.
+    /// Writes `text` to `path` as images are written: under a temporary name in the same folder, renamed
+    /// when complete. (Foundation's `atomically:` writes leave an empty folder in /tmp on Linux.)
+    public static func write(_ text: String, atomicallyTo path: String) throws {
+        try writeAtomically(to: path) { temporary in
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+                throw ImageError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
     static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let named = (path as NSString).deletingLastPathComponent

@@ -32,7 +32,7 @@ import TesseraNodes
                   out: { op: save, input: photo, path: graph.\(ext)\(options) }
                 """
             let graphPath = folder.appendingPathComponent("g.yaml").path
-            try graph.write(toFile: graphPath, atomically: true, encoding: .utf8)
+            try graph.write(toFile: graphPath, atomically: false, encoding: .utf8)
             let run = try CLI.run(["run", graphPath])
             let written = folder.appendingPathComponent("graph.\(ext)").path
             #expect(run.status == 0, "\(run.stderr)")
@@ -47,7 +47,7 @@ import TesseraNodes
         try withTemporaryFolder { folder in
             let graph =
                 "version: 1\nnodes:\n  photo: { op: load, path: \(Self.photo) }\n  out: { op: save, input: photo, path: a.png }\n"
-            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
             try FileManager.default.createDirectory(
                 at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
             let run = try CLI.run(
@@ -66,10 +66,10 @@ import TesseraNodes
             let good = folder.appendingPathComponent("good.yaml")
             let bad = folder.appendingPathComponent("bad.json")
             try "version: 1\nnodes:\n  a: { op: load, path: x.png }\n  b: { op: save, input: a, path: o.png }\n"
-                .write(to: good, atomically: true, encoding: .utf8)
+                .write(to: good, atomically: false, encoding: .utf8)
             try
                 #"{"version": 1, "nodes": {"a": {"op": "lod"}, "b": {"op": "save", "input": "a", "path": "o.png", "quality": 0}}}"#
-                .write(to: bad, atomically: true, encoding: .utf8)
+                .write(to: bad, atomically: false, encoding: .utf8)
             let result = try CLI.run(["validate", "good.yaml", "bad.json"], in: folder)
             #expect(result.status == 2)
             #expect(!result.signaled)
@@ -91,7 +91,7 @@ import TesseraNodes
             let broken = folder.appendingPathComponent("broken.png")
             try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0]).write(to: broken)
             try "version: 1\nnodes:\n  a: { op: load, path: broken.png }\n  b: { op: save, input: a, path: o.png }\n"
-                .write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+                .write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
             let result = try CLI.run(["run", "g.yaml"], in: folder)
             #expect(result.status == 1)
             #expect(!result.signaled)
@@ -146,7 +146,7 @@ import TesseraNodes
                   gray: { op: grayscale, input: photo }
                   out: { op: save, input: gray, path: gray.png }
                 """
-            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            try graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
             let result = try CLI.run(
                 [
                     "run", "g.yaml", "--trace", "trace.json", "--stats", "--quiet", "--tile-size", "128", "--threads",
