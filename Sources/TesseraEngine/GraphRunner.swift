@@ -80,9 +80,11 @@ extension Graph {
                         values["\(node.name).\(port)"] = value
                         continue
                     }
-                    Self.enableCaches(for: image, tileSize: options.tileSize)
+                    let staged = Self.scheduleStages(
+                        of: image, node: node.name, op: node.declaration.op, monitor: monitor)
+                    Self.enableCaches(for: staged, tileSize: options.tileSize)
                     let source = ScheduledSource(
-                        node: node.name, op: node.declaration.op, image: image, monitor: monitor)
+                        node: node.name, op: node.declaration.op, image: staged, monitor: monitor)
                     if readers[node.name, default: 0] > 1 { source.enableCache(rows: 2) }
                     values["\(node.name).\(port)"] = .image(
                         Image(
@@ -116,17 +118,56 @@ extension Graph {
     static func enableCaches(for image: Image, tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
         // A tile in the middle of the output stands for all: away from the edges, where kernels clamp.
+        // Its neighbours to the right and below tell whether tiles read overlapping input regions;
+        // where they do not (a shrink's rows pass, whose tiles read disjoint rows) nothing is reused.
         let probe = Rect(
             x: image.width / 2 / tileSize * tileSize, y: image.height / 2 / tileSize * tileSize, width: tileSize,
             height: tileSize
         ).intersection(image.extent)
+        let neighbours = [probe.offsetBy(dx: tileSize, dy: 0), probe.offsetBy(dx: 0, dy: tileSize)]
+            .map { $0.intersection(image.extent) }.filter { !$0.isEmpty }
         for (index, input) in kernelSource.inputs.enumerated() {
             guard let source = input.image.source as? ScheduledSource else { continue }
+            let region = kernelSource.kernel.inputRegion(for: probe, input: index)
+            let shared = neighbours.contains {
+                !kernelSource.kernel.inputRegion(for: $0, input: index).intersection(region).isEmpty
+            }
+            if shared && (region.width > probe.width || region.height > probe.height) {
+                source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)
+            }
+        }
+    }
+
+    /// A node may return a chain of kernels (resize: a rows pass, then a columns pass). Every image in
+    /// the chain that is not another node's output is scheduled like a node's output, under the
+    /// node's name: its requests go through cells (cached where its readers overlap), so a stage
+    /// whose reader asks for a tall region (a big shrink's columns pass) renders it a cell at a time,
+    /// each cell reading only its own part of the input.
+    static func scheduleStages(of image: Image, node: String, op: String, monitor: RunMonitor) -> Image {
+        guard let kernelSource = image.source as? KernelSource else { return image }
+        let tileSize = monitor.options.tileSize
+        let probe = Rect(x: 0, y: 0, width: tileSize, height: tileSize).intersection(image.extent)
+        var staged = false
+        let inputs = kernelSource.inputs.enumerated().map { index, input -> KernelInput in
+            guard input.image.source is KernelSource else { return input }
+            staged = true
+            let inner = scheduleStages(of: input.image, node: node, op: op, monitor: monitor)
+            enableCaches(for: inner, tileSize: tileSize)
+            let source = ScheduledSource(node: node, op: op, image: inner, monitor: monitor)
+            // Cells even where tiles share nothing: they are what splits a tall request into pieces.
             let region = kernelSource.kernel.inputRegion(for: probe, input: index)
             if region.width > probe.width || region.height > probe.height {
                 source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)
             }
+            return KernelInput(
+                Image(
+                    width: inner.width, height: inner.height, layout: inner.layout, depth: inner.depth, source: source),
+                edge: input.edge)
         }
+        guard staged else { return image }
+        return Image(
+            width: image.width, height: image.height, layout: image.layout, depth: image.depth,
+            kernel: kernelSource.kernel, inputs: inputs)
     }
 
     static func describe(_ error: any Error) -> String {

@@ -121,12 +121,38 @@ struct TestFailAt: Node {
     }
 }
 
+/// A large gray gradient that remembers the largest region anyone asked it for.
+struct TestLarge: Node {
+    static let info = NodeInfo(
+        op: "testLarge", summary: "A large gradient that records its largest request.", access: .source,
+        outputs: [.init("output", .image, doc: "A gray gradient.")], example: "a: { op: testLarge }")
+
+    static let largestRequest = Mutex(0)
+
+    struct Gradient: PixelSource {
+        func render(into buffer: inout PixelBuffer) throws {
+            TestLarge.largestRequest.withLock { $0 = max($0, buffer.region.area) }
+            let region = buffer.region
+            for y in region.minY..<region.maxY {
+                for x in region.minX..<region.maxX { buffer[x, y, 0] = Float((x + y) % 256) / 255 }
+            }
+        }
+    }
+
+    @Parameter(doc: "Side of the square image.", range: 1...20000, unit: "px") var size = 4096
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(.image(Image(width: size, height: size, layout: .gray, depth: .uint8, source: Gradient())))
+    }
+}
+
 /// The catalog the engine tests validate against: the built-ins plus the test nodes.
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
+            TestLarge.self,
         ] {
             try catalog.register(type)
         }

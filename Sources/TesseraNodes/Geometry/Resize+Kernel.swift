@@ -20,6 +20,8 @@ extension Resize {
         /// Input pixels per output pixel, and how far the (stretched) filter reaches, in input pixels.
         var scale: Double
         var support: Double
+        /// The input's length along this axis.
+        var inputLength: Int
 
         /// Pillow's `precompute_coeffs`: the filter centered on each output pixel's center in input
         /// coordinates, stretched by the scale when shrinking, cut to the image and renormalized. Taps
@@ -33,6 +35,7 @@ extension Resize {
         init(input: Int, output: Int, filter: Interpolation, antialias: Bool = true) {
             first = [Int](repeating: 0, count: output)
             count = [Int](repeating: 1, count: output)
+            inputLength = input
             scale = Double(input) / Double(output)
             support = filter.support * (antialias ? Swift.max(scale, 1) : 1)
             guard input != output else {
@@ -80,6 +83,7 @@ extension Resize {
         /// (a center on a pixel boundary) fall on the same side as in Pillow.
         init(nearestFrom input: Int, output: Int) {
             let step = Double(input) / Double(output)
+            inputLength = input
             scale = step
             support = 0
             var position = step * 0.5
@@ -123,12 +127,38 @@ extension Resize {
         case straightAlpha
     }
 
+    /// Which passes a kernel does. The `resize` node runs the rows and the columns as two images, so
+    /// that the scheduler renders the narrow intermediate (output width, input height) in cached cells,
+    /// each reading only its own rows of the input: a big shrink (8K to a thumbnail) then never holds
+    /// the whole input at once. Both passes in one kernel suit a node that shrinks on its own.
+    enum Stage: Sendable {
+        /// Input to output.
+        case both
+        /// Input to the intermediate: the horizontal pass, alpha left premultiplied.
+        case rows
+        /// The intermediate to output: the vertical pass, then alpha divided out (or set to 1).
+        case columns
+    }
+
     struct Kernel: ImageKernel {
         let horizontal: Axis
         let vertical: Axis
         let nearest: Bool
         let channels: Channels
         let outputExtent: Rect
+        var stage = Stage.both
+
+        /// The rows pass, then the columns pass, of this resize, as two kernels.
+        var stages: (rows: Kernel, columns: Kernel) {
+            var rows = self
+            rows.stage = .rows
+            var columns = self
+            columns.stage = .columns
+            return (rows, columns)
+        }
+
+        /// The intermediate image between the two stages: output width, input height.
+        var intermediateSize: (width: Int, height: Int) { (outputExtent.width, vertical.inputLength) }
 
         init(
             input: (width: Int, height: Int), output: (width: Int, height: Int), layout: PixelLayout,
@@ -150,17 +180,84 @@ extension Resize {
 
         func inputRegion(for output: Rect, input index: Int) -> Rect {
             guard !output.isEmpty else { return .empty }
-            let columns = horizontal.span(output.minX..<output.maxX)
-            let rows = vertical.span(output.minY..<output.maxY)
+            let columns = stage == .columns ? output.minX..<output.maxX : horizontal.span(output.minX..<output.maxX)
+            let rows = stage == .rows ? output.minY..<output.maxY : vertical.span(output.minY..<output.maxY)
             return Rect(x: columns.lowerBound, y: rows.lowerBound, width: columns.count, height: rows.count)
         }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
-            precondition(outputExtent.contains(output.region), "resize renders inside its extent")
+            switch stage {
+            case .both:
+                precondition(outputExtent.contains(output.region), "resize renders inside its extent")
+                if nearest {
+                    renderNearest(into: &output, from: inputs[0])
+                } else {
+                    renderFiltered(into: &output, from: inputs[0])
+                }
+            case .rows:
+                renderRows(into: &output, from: inputs[0])
+            case .columns:
+                let needed = inputRegion(for: output.region, input: 0)
+                renderColumns(
+                    into: &output, from: inputs[0].region == needed ? inputs[0] : inputs[0].cropped(to: needed))
+            }
+        }
+
+        // MARK: The two stages
+
+        private func renderRows(into output: inout PixelBuffer, from input: PixelBuffer) {
+            let region = output.region
+            let columns = region.minX..<region.maxX
+            let rows = region.minY..<region.maxY
             if nearest {
-                renderNearest(into: &output, from: inputs[0])
-            } else {
-                renderFiltered(into: &output, from: inputs[0])
+                let channels = output.channels
+                for y in rows {
+                    for x in columns {
+                        let from = input.index(x: horizontal.first[x], y: y)
+                        let to = output.index(x: x, y: y)
+                        for c in 0..<channels { output.samples[to + c] = input.samples[from + c] }
+                    }
+                }
+                return
+            }
+            output.samples.withUnsafeMutableBufferPointer { target in
+                guard let band = target.baseAddress else { return }
+                switch self.channels {
+                case .gray: filterRowsGray(input, rows: rows, columns: columns, into: band)
+                case .opaque: filterRowsRGBA(input, rows: rows, columns: columns, into: band, premultiply: false)
+                case .straightAlpha: filterRowsRGBA(input, rows: rows, columns: columns, into: band, premultiply: true)
+                }
+            }
+        }
+
+        /// `input` covers exactly the rows this region reads, across the region's columns.
+        private func renderColumns(into output: inout PixelBuffer, from input: PixelBuffer) {
+            let region = output.region
+            if nearest {
+                let rowLength = output.rowLength
+                for row in 0..<region.height {
+                    let from = input.index(x: region.minX, y: vertical.first[region.minY + row])
+                    let to = row * rowLength
+                    for i in 0..<rowLength { output.samples[to + i] = input.samples[from + i] }
+                }
+                return
+            }
+            let rowLength = output.rowLength
+            input.samples.withUnsafeBufferPointer { band in
+                output.samples.withUnsafeMutableBufferPointer { target in
+                    guard let band = band.baseAddress, let target = target.baseAddress else { return }
+                    filterColumns(band, firstRow: input.region.minY, rowLength: rowLength, region: region, into: target)
+                    finish(target, pixels: region.area)
+                }
+            }
+        }
+
+        /// Alpha after the vertical pass: set back to 1, or divided out.
+        private func finish(_ target: UnsafeMutablePointer<Float>, pixels: Int) {
+            switch channels {
+            case .gray: break
+            case .opaque: setOpaque(target, pixels: pixels)
+            case .straightAlpha: unpremultiply(target, pixels: pixels)
             }
         }
 
@@ -221,12 +318,10 @@ extension Resize {
                 }
                 output.samples.withUnsafeMutableBufferPointer { target in
                     guard let target = target.baseAddress else { return }
-                    filterColumns(band, firstRow: rows.lowerBound, rowLength: bandRow, region: region, into: target)
-                    switch self.channels {
-                    case .gray: break
-                    case .opaque: setOpaque(target, pixels: region.area)
-                    case .straightAlpha: unpremultiply(target, pixels: region.area)
-                    }
+                    filterColumns(
+                        UnsafePointer(band), firstRow: rows.lowerBound, rowLength: bandRow, region: region, into: target
+                    )
+                    finish(target, pixels: region.area)
                 }
             }
         }
@@ -318,7 +413,7 @@ extension Resize {
         /// The vertical pass: each output row is the weighted sum of band rows, sample by sample (the
         /// same for any channel count, and a plain loop the compiler vectorizes).
         private func filterColumns(
-            _ band: UnsafeMutablePointer<Float>, firstRow: Int, rowLength: Int, region: Rect,
+            _ band: UnsafePointer<Float>, firstRow: Int, rowLength: Int, region: Rect,
             into target: UnsafeMutablePointer<Float>
         ) {
             let stride = vertical.stride

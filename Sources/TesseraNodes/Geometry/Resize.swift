@@ -100,13 +100,18 @@ struct Resize: Node {
     func run() throws -> NodeOutputs {
         let size = try outputSize()
         if size.width == input.width && size.height == input.height { return NodeOutputs(.image(input)) }
-        let kernel = Kernel(
-            input: (input.width, input.height), output: size, layout: input.layout, interpolation: interpolation)
+        let stages = Kernel(
+            input: (input.width, input.height), output: size, layout: input.layout, interpolation: interpolation
+        ).stages
+        let intermediate = stages.rows.intermediateSize
+        let rows = Image(
+            width: intermediate.width, height: intermediate.height, layout: input.layout, depth: input.depth,
+            kernel: stages.rows, inputs: [KernelInput(input)])
         return NodeOutputs(
             .image(
                 Image(
-                    width: size.width, height: size.height, layout: input.layout, depth: input.depth, kernel: kernel,
-                    inputs: [KernelInput(input)])))
+                    width: size.width, height: size.height, layout: input.layout, depth: input.depth,
+                    kernel: stages.columns, inputs: [KernelInput(rows)])))
     }
 
     /// The output size the parameters, or `like`, ask for; a problem naming the parameter at fault when
