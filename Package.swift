@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "Tessera", targets: ["Tessera"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
+        // What a plugin package depends on to write nodes in Swift (Plugins/Vignette).
+        .library(name: "TesseraPluginSDK", targets: ["TesseraPluginSDK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +27,8 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]),
         // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
         .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
+        // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
+        .target(name: "CTesseraPlugin"),
 
         // MARK: Core: regions, pixel buffers, images, values, the Node protocol and its declarations
         .target(name: "TesseraCore"),
@@ -34,7 +38,10 @@ let package = Package(
 
         // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
         .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),
-        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "Yams"]),
+        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "CTesseraPlugin", "Yams"]),
+
+        // MARK: The Swift plugin SDK: nodes written as built-ins, exported through the C plugin ABI
+        .target(name: "TesseraPluginSDK", dependencies: ["TesseraCore", "TesseraEngine", "CTesseraPlugin"]),
 
         // MARK: Embedding API and command line
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
