@@ -61,7 +61,7 @@ let package = Package(
             name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"], exclude: ["Plugins"]),
     ],
     swiftLanguageModes: [.v6]
 )

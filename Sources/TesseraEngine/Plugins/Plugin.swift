@@ -56,17 +56,25 @@ public final class Plugin: @unchecked Sendable {
     /// A plugin's shared libraries found where Tessera looks for them: the folders of
     /// `TESSERA_PLUGIN_PATH` (colon-separated), then a `plugins` folder beside the executable. Files
     /// ending in `.so`, in name order within each folder.
+    /// The executable is the running one (`/proc/self/exe`: where the file is, whatever path or link ran it).
     public static func searchPath(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        executable: String = CommandLine.arguments.first ?? ""
+        executable: String = runningExecutable
     ) -> [String] {
         var folders = (environment["TESSERA_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
-        let beside = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let beside = URL(fileURLWithPath: executable).deletingLastPathComponent()
         folders.append(beside.appendingPathComponent("plugins").path)
         return folders.flatMap { folder -> [String] in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             return names.filter { $0.hasSuffix(".so") }.sorted().map { folder + "/" + $0 }
         }
+    }
+}
+
+extension Plugin {
+    /// The path of the running executable's file.
+    public static var runningExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }
 
