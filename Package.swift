@@ -52,6 +52,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: Examples: a program embedding the engine (the tests run it)
+        .executableTarget(name: "EmbeddingExample", dependencies: ["Tessera"], path: "Examples/Embedding"),
+
         // MARK: Tests
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(
@@ -61,7 +64,9 @@ let package = Package(
             name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"], exclude: ["Plugins"]),
+        .testTarget(
+            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO"], exclude: ["Plugins"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -85,3 +85,22 @@ import Testing
         }
     }
 }
+
+/// The embedding example (Examples/Embedding) runs and prints what its graphs compute.
+@Suite struct EmbeddingExampleTests {
+    @Test func exampleRuns() throws {
+        let binary = try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent("EmbeddingExample")
+        let result = try CLI.run([], binary: binary)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        // The inverted ramp is symmetric about 0.5, and blurring with clamped edges keeps that.
+        #expect(lines.first == "soft: 64x32, mean 0.5000")
+        // 1 - x/63 is above 0.75 for x < 15.75; a symmetric blur leaves a ramp as it is away from the edges.
+        #expect(lines.contains("box: [\"x 0 y 0 w 16 h 32\"]"))
+        #expect(lines.contains("progress reached 1.00"))
+        // The overridden threshold 0.5: x/63 > 0.5 from x = 32.
+        #expect(lines.contains("text graph box x: 32"))
+        #expect(lines.contains("cancelled run: stopped"))
+        #expect(lines.last?.hasSuffix("did you mean 'sigma'?") == true)
+    }
+}
