@@ -9,7 +9,7 @@ SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/archive.yaml
 
-.PHONY: demo test deps test-deps build lint docs clean
+.PHONY: demo test deps test-deps build lint docs clean libtessera
 
 demo: deps
 	$(SWIFT) build -c release --product tessera
@@ -38,9 +38,17 @@ lint:
 # README's node list. A test fails when the committed copies are stale.
 docs: build
 	@bin=$$($(SWIFT) build --show-bin-path)/tessera; \
+	export TESSERA_PLUGIN_PATH=; \
 	$$bin schema > tessera.schema.json && \
 	$$bin nodes --markdown > Docs/Nodes.md && \
 	python3 Scripts/update-readme-nodes.py
+
+# The C API as out/lib/libtessera.so with its header out/include/tessera.h (Examples/Python uses it).
+libtessera: deps
+	$(SWIFT) build -c release --product TesseraC
+	@mkdir -p out/lib out/include
+	cp $$($(SWIFT) build -c release --show-bin-path)/libTesseraC.so out/lib/libtessera.so
+	cp Sources/CTessera/include/tessera.h out/include/
 
 clean:
 	rm -rf .build out

@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "tessera", targets: ["TesseraCLI"]),
         // What a plugin package depends on to write nodes in Swift (Plugins/Vignette).
         .library(name: "TesseraPluginSDK", targets: ["TesseraPluginSDK"]),
+        // The C API (Sources/CTessera/include/tessera.h) as a shared library; `make libtessera` names it
+        // libtessera.so (SwiftPM calls it libTesseraC.so: the name tessera is the executable's).
+        .library(name: "TesseraC", type: .dynamic, targets: ["TesseraC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,6 +54,10 @@ let package = Package(
                 "Tessera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+
+        // MARK: The C API: a header, and its implementation in Swift
+        .target(name: "CTessera"),
+        .target(name: "TesseraC", dependencies: ["Tessera", "CTessera"]),
 
         // MARK: Examples: a program embedding the engine (the tests run it)
         .executableTarget(name: "EmbeddingExample", dependencies: ["Tessera"], path: "Examples/Embedding"),

@@ -104,3 +104,40 @@ import Testing
         #expect(lines.last?.hasSuffix("did you mean 'sigma'?") == true)
     }
 }
+
+/// The C API (libtessera.so) from Python with ctypes: Examples/Python/tessera_blur.py.
+@Suite struct CAPITests {
+    @Test func pythonExampleRunsAGraph() throws {
+        let library = try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent(
+            "libTesseraC.so")
+        try withTemporaryFolder { folder in
+            let script = GraphCommandTests.repository.appendingPathComponent("Examples/Python/tessera_blur.py").path
+            let output = folder.appendingPathComponent("py.png").path
+            let python = try CLI.run(
+                [script, library.path, output, "3.5"], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+            #expect(python.status == 0, "\(python.stderr)")
+            #expect(
+                python.stdout.contains(
+                    "set soft.sigam: status 2: --set soft.sigam=3: error: gaussianBlur node 'soft' has no parameter "
+                        + "'sigam' (it takes sigma, edge); did you mean 'sigma'?\n"))
+            #expect(python.stdout.hasSuffix("wrote \(output)\n"))
+            // The same graph through the command line writes the same bytes: the override reached the run.
+            let graph = folder.appendingPathComponent("g.yaml").path
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(GraphCommandTests.photo) }
+              soft: { op: gaussianBlur, input: photo, sigma: 3.5 }
+              out: { op: save, input: soft, path: cli.png }
+            """.write(toFile: graph, atomically: true, encoding: .utf8)
+            #expect(try CLI.run(["run", graph, "-q"]).status == 0)
+            let viaPython = try Data(contentsOf: URL(fileURLWithPath: output))
+            let viaCLI = try Data(contentsOf: folder.appendingPathComponent("cli.png"))
+            #expect(viaPython == viaCLI)
+            // ... and differs from the graph's own sigma of 2.
+            let plain = try CLI.run(["run", graph, "-q", "--set", "soft.sigma=2"])
+            #expect(plain.status == 0)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("cli.png")) != viaPython)
+        }
+    }
+}
