@@ -57,6 +57,7 @@ import TesseraIO
             #expect(nodes.stdout.contains("sobel          area      Edge strength by the 3x3 Sobel operator"))
             let one = try CLI.run(["nodes", "sobel", "--plugin", plugin])
             #expect(one.stdout.contains("  scale: number, default 1, 0...16\n"))
+            #expect(one.stdout.contains("\nPlugin: \(plugin)\n"))
             let schema = try CLI.run(["schema", "--plugin", plugin])
             #expect(schema.stdout.contains("\"op-sobel\""))
             #expect(try CLI.run(["validate", graph, "--plugin", plugin]).stdout == "\(graph): ok (3 nodes)\n")

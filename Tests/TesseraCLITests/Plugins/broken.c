@@ -5,6 +5,7 @@
  *   -DOP='"crop"'    names its node after another (a built-in)
  *   -DFAIL_RENDER    fails every render
  *   -DFAIL_CREATE    fails to make its node
+ *   -DBAD_CATALOG    gives a catalog that is not JSON
  * and otherwise declares a working point node `halve` that halves every sample.
  */
 #include <stdio.h>
@@ -19,11 +20,15 @@
 #define OP "halve"
 #endif
 
+#ifdef BAD_CATALOG
+static const char catalog[] = "{\"nodes\": [";
+#else
 static const char catalog[] =
     "{\"nodes\": [{\"op\": \"" OP "\", \"summary\": \"Halves every sample.\", \"access\": \"point\","
     "\"inputs\": [{\"name\": \"input\", \"type\": \"image\", \"doc\": \"The image.\"}],"
     "\"outputs\": [{\"name\": \"output\", \"type\": \"image\", \"doc\": \"Half of it.\"}],"
     "\"parameters\": []}]}";
+#endif
 
 static int token;
 
