@@ -96,6 +96,11 @@ import TesseraIO
             let found = try CLI.run(
                 ["nodes", "sobel"], environment: ["TESSERA_PLUGIN_PATH": "/nonexistent:" + lib.path])
             #expect(found.status == 0, "\(found.stderr)")
+            // The same file also named with --plugin loads once, without clashing with itself.
+            let twice = try CLI.run(
+                ["nodes", "sobel", "--plugin", lib.appendingPathComponent("libsobel.so").path],
+                environment: ["TESSERA_PLUGIN_PATH": lib.path])
+            #expect(twice.status == 0, "\(twice.stderr)")
             #expect(try CLI.run(["nodes", "sobel"], environment: ["TESSERA_PLUGIN_PATH": ""]).status == 1)
 
             let bin = folder.appendingPathComponent("bin")

@@ -106,8 +106,17 @@ extension Catalog {
         self = added
     }
 
-    /// Loads the plugins at `paths` and registers their nodes, in order.
+    /// Loads the plugins at `paths` and registers their nodes, in order. A file named twice (in
+    /// `TESSERA_PLUGIN_PATH` and with `--plugin`, say) loads once.
     public mutating func loadPlugins(_ paths: [String]) throws(PluginError) {
-        for path in paths { try register(Plugin(path: path)) }
+        var loaded = Set(declarations.compactMap(\.origin).map(Self.fileIdentity))
+        for path in paths where loaded.insert(Self.fileIdentity(path)).inserted {
+            try register(Plugin(path: path))
+        }
+    }
+
+    /// The file a path names, whatever links or relative segments lead to it.
+    static func fileIdentity(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
     }
 }
