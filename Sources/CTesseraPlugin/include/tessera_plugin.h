@@ -117,7 +117,8 @@ typedef struct tessera_plugin {
     tessera_rect (*input_region)(const tessera_instance *instance, tessera_rect output, int32_t input);
 
     /* Fills `output->samples` for `output->region` from `inputs` (one per kernel input, each covering
-       at least its declared input region, maybe more: index through each buffer's own region).
+       at least its declared input region, maybe more: index through each buffer's own region). Input
+       samples belong to the host's caches and must not be written.
        Returns TESSERA_OK, or an error code with a message as `create` does. */
     int32_t (*render)(const tessera_instance *instance, tessera_buffer *output, const tessera_buffer *inputs,
                       int32_t input_count, char *message, size_t message_capacity);
