@@ -30,9 +30,11 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
-# The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it.
+# The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it
+# (and to the Swift of Examples/ and Plugins/).
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/Embedding \
+		Plugins/Vignette/Sources Plugins/Vignette/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
 # README's node list. A test fails when the committed copies are stale.

@@ -72,7 +72,8 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
         .testTarget(
-            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO"], exclude: ["Plugins"]
+            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO"],
+            exclude: ["Plugins", "CAPI"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraIO
 
 @Suite struct CommandTests {
     @Test func versionAndHelp() throws {
@@ -105,11 +106,46 @@ import Testing
     }
 }
 
-/// The C API (libtessera.so) from Python with ctypes: Examples/Python/tessera_blur.py.
+/// The C API (libtessera.so) from C, compiled against tessera.h, and from Python with ctypes
+/// (Examples/Python/tessera_blur.py).
 @Suite struct CAPITests {
+    static var library: URL {
+        get throws { try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent("libTesseraC.so") }
+    }
+
+    @Test func cProgramUsesTheHeader() throws {
+        let library = try Self.library
+        try withTemporaryFolder { folder in
+            let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            let program = folder.appendingPathComponent("capi").path
+            let header = GraphCommandTests.repository.appendingPathComponent("Sources/CTessera/include").path
+            let compile = try CLI.run(
+                [
+                    "cc", "-std=c11", "-Wall", "-Werror", "-I", header, here.appendingPathComponent("CAPI/capi.c").path,
+                    library.path, "-Wl,-rpath," + library.deletingLastPathComponent().path, "-o", program,
+                ], binary: URL(fileURLWithPath: "/usr/bin/env"))
+            try #require(compile.status == 0, "\(compile.stderr)")
+            let output = folder.appendingPathComponent("red.png").path
+            // The library itself is a shared library, but no plugin.
+            let run = try CLI.run([output, library.path], binary: URL(fileURLWithPath: program))
+            #expect(run.status == 0 && !run.signaled, "\(run.stderr)")
+            #expect(
+                run.stdout == """
+                    set: 2 --set a.width=0: error: a.width: 0 is out of range: 1...1000000
+                    set: 0
+                    run: 0 \(output)
+                    plugin: 1 \(library.path): not a Tessera plugin: it does not export 'tessera_plugin_entry'
+                    load: null /nonexistent/g.yaml: error: no such file
+
+                    """)
+            let written = try ImageFile.load(path: output).1
+            #expect(written.width == 6 && written.height == 4)
+            #expect(Array(try written.pixels().samples.suffix(4)) == [1, 0, 0, 1])
+        }
+    }
+
     @Test func pythonExampleRunsAGraph() throws {
-        let library = try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent(
-            "libTesseraC.so")
+        let library = try Self.library
         try withTemporaryFolder { folder in
             let script = GraphCommandTests.repository.appendingPathComponent("Examples/Python/tessera_blur.py").path
             let output = folder.appendingPathComponent("py.png").path
