@@ -121,11 +121,35 @@ struct PluginKernel: ImageKernel {
     let instance: PluginInstance
     let channels: Int
 
+    /// The most pixels a plugin may ask for of one input for one output region (1 GiB of RGBA floats).
+    static let regionLimit: Int64 = 1 << 26
+
     func inputRegion(for output: Rect, input index: Int) -> Rect {
-        Rect(instance.plugin.table.input_region(instance.pointer, output.pluginRect, Int32(index)))
+        pluginRegion(for: output, input: index) ?? .empty
+    }
+
+    /// The plugin's region of interest, if it is one that can be rendered: a size that is not negative
+    /// and not absurd, near the image. A plugin's answer is not trusted to be sane: a wrong one is an
+    /// error at render time (naming the plugin), never a huge allocation.
+    func pluginRegion(for output: Rect, input index: Int) -> Rect? {
+        let region = instance.plugin.table.input_region(instance.pointer, output.pluginRect, Int32(index))
+        let far: Int64 = 1 << 40
+        guard region.width >= 0, region.height >= 0, region.width <= Self.regionLimit,
+            region.height <= Self.regionLimit, region.width * region.height <= Self.regionLimit,
+            abs(region.x) < far, abs(region.y) < far
+        else { return nil }
+        return Rect(region)
     }
 
     func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+        for index in inputs.indices where pluginRegion(for: output.region, input: index) == nil {
+            let region = instance.plugin.table.input_region(instance.pointer, output.region.pluginRect, Int32(index))
+            throw ImageError(
+                path: instance.plugin.path,
+                message: "\(instance.op): input_region gave \(region.width)x\(region.height) at (\(region.x), "
+                    + "\(region.y)) of input \(index) for \(output.region.width)x\(output.region.height) at "
+                    + "(\(output.region.x), \(output.region.y)), which cannot be rendered")
+        }
         var message = [CChar](repeating: 0, count: 1024)
         let region = output.region.pluginRect
         let channels = Int32(output.channels)

@@ -6,6 +6,8 @@
  *   -DFAIL_RENDER    fails every render
  *   -DFAIL_CREATE    fails to make its node
  *   -DBAD_CATALOG    gives a catalog that is not JSON
+ *   -DHUGE_REGION    asks for an absurd input region
+ *   -DEMPTY_OUTPUT   makes an output of no pixels
  * and otherwise declares a working point node `halve` that halves every sample.
  */
 #include <stdio.h>
@@ -49,6 +51,9 @@ static int32_t create(const char *op, const char *parameters_json, const tessera
     (void)message_capacity;
     memset(info, 0, sizeof *info);
     info->output = inputs[0];
+#ifdef EMPTY_OUTPUT
+    info->output.width = 0;
+#endif
     info->input_count = 1;
     *instance = (tessera_instance *)&token;
     return TESSERA_OK;
@@ -58,6 +63,9 @@ static int32_t create(const char *op, const char *parameters_json, const tessera
 static tessera_rect input_region(const tessera_instance *instance, tessera_rect output, int32_t input) {
     (void)instance;
     (void)input;
+#ifdef HUGE_REGION
+    output.width = (int64_t)1 << 40;
+#endif
     return output;
 }
 
