@@ -71,6 +71,27 @@ import TesseraIO
         }
     }
 
+    /// The schema made with a plugin describes its node as it describes a built-in: an independent
+    /// validator (python3-jsonschema) accepts the plugin's graph and rejects an out-of-range value.
+    @Test func schemaWithAPluginChecksItsNode() throws {
+        try withTemporaryFolder { folder in
+            let plugin = try Self.sobel(in: folder)
+            let schema = try CLI.run(["schema", "--plugin", plugin])
+            let schemaPath = folder.appendingPathComponent("schema.json").path
+            try schema.stdout.write(toFile: schemaPath, atomically: true, encoding: .utf8)
+            let bad = folder.appendingPathComponent("bad.yaml").path
+            try "version: 1\nnodes:\n  a: { op: load, path: a.png }\n  e: { op: sobel, input: a, scale: 20 }\n"
+                .write(toFile: bad, atomically: true, encoding: .utf8)
+            let check = try CLI.run(
+                [
+                    Self.repository.appendingPathComponent("Scripts/check-schema.py").path, schemaPath, "--valid",
+                    Self.repository.appendingPathComponent("Plugins/Sobel/edges.yaml").path, "--invalid", bad,
+                ], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+            #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+            #expect(check.stdout.contains("bad.yaml: rejected at 'nodes/e/scale'"), "\(check.stdout)")
+        }
+    }
+
     /// `run` renders a plugin node, and the bytes do not depend on the thread count or tile size.
     @Test func runIsDeterministicAcrossThreadsAndTiles() throws {
         try withTemporaryFolder { folder in
