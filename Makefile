@@ -2,14 +2,15 @@
 
 # Headers and libraries the codecs build against (pkg-config finds them).
 BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev
-# The schema test checks every graph in Graphs/ with a real JSON Schema validator.
-TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml
+# The schema test checks every graph in Graphs/ with a real JSON Schema validator; the plugin and C API
+# tests compile C with cc and build the C example plugin with make.
+TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make
 
 SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo test deps test-deps build lint docs clean
+.PHONY: demo test deps test-deps build lint docs clean libtessera
 
 demo: deps
 	$(SWIFT) build -c release --product tessera
@@ -30,17 +31,27 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
-# The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it.
+# The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it
+# (and to the Swift of Examples/ and Plugins/).
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/Embedding \
+		Plugins/Vignette/Sources Plugins/Vignette/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
 # README's node list. A test fails when the committed copies are stale.
 docs: build
 	@bin=$$($(SWIFT) build --show-bin-path)/tessera; \
+	export TESSERA_PLUGIN_PATH=; \
 	$$bin schema > tessera.schema.json && \
 	$$bin nodes --markdown > Docs/Nodes.md && \
 	python3 Scripts/update-readme-nodes.py
+
+# The C API as out/lib/libtessera.so with its header out/include/tessera.h (Examples/Python uses it).
+libtessera: deps
+	$(SWIFT) build -c release --product TesseraC
+	@mkdir -p out/lib out/include
+	cp $$($(SWIFT) build -c release --show-bin-path)/libTesseraC.so out/lib/libtessera.so
+	cp Sources/CTessera/include/tessera.h out/include/
 
 clean:
 	rm -rf .build out

@@ -6,6 +6,11 @@ let package = Package(
     products: [
         .library(name: "Tessera", targets: ["Tessera"]),
         .executable(name: "tessera", targets: ["TesseraCLI"]),
+        // What a plugin package depends on to write nodes in Swift (Plugins/Vignette).
+        .library(name: "TesseraPluginSDK", targets: ["TesseraPluginSDK"]),
+        // The C API (Sources/CTessera/include/tessera.h) as a shared library; `make libtessera` names it
+        // libtessera.so (SwiftPM calls it libTesseraC.so: the name tessera is the executable's).
+        .library(name: "TesseraC", type: .dynamic, targets: ["TesseraC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +30,8 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]),
         // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
         .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
+        // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
+        .target(name: "CTesseraPlugin"),
 
         // MARK: Core: regions, pixel buffers, images, values, the Node protocol and its declarations
         .target(name: "TesseraCore"),
@@ -34,7 +41,10 @@ let package = Package(
 
         // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
         .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),
-        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "Yams"]),
+        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "CTesseraPlugin", "Yams"]),
+
+        // MARK: The Swift plugin SDK: nodes written as built-ins, exported through the C plugin ABI
+        .target(name: "TesseraPluginSDK", dependencies: ["TesseraCore", "TesseraEngine", "CTesseraPlugin"]),
 
         // MARK: Embedding API and command line
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
@@ -45,6 +55,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // MARK: The C API: a header, and its implementation in Swift
+        .target(name: "CTessera"),
+        .target(name: "TesseraC", dependencies: ["Tessera", "CTessera"]),
+
+        // MARK: Examples: a program embedding the engine (the tests run it)
+        .executableTarget(name: "EmbeddingExample", dependencies: ["Tessera"], path: "Examples/Embedding"),
+
         // MARK: Tests
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(
@@ -54,7 +71,10 @@ let package = Package(
             name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraCLI", "TesseraIO"]),
+        .testTarget(
+            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO"],
+            exclude: ["Plugins", "CAPI"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,6 +27,29 @@ struct GraphOptions: ParsableArguments {
     }
 }
 
+/// Where the nodes come from: the built-ins, the plugins found in `TESSERA_PLUGIN_PATH`'s folders and in
+/// a `plugins` folder beside the executable, and those named with `--plugin`.
+struct PluginOptions: ParsableArguments {
+    @Option(
+        name: .customLong("plugin"),
+        help: ArgumentHelp(
+            "Load the nodes of a plugin shared library (repeatable), after those found in TESSERA_PLUGIN_PATH's "
+                + "folders and in a plugins folder beside the executable.", valueName: "path"))
+    var plugins: [String] = []
+
+    /// The catalog; a plugin that cannot be used ends the command with status 1, naming the file.
+    func catalog() throws -> Catalog {
+        var catalog = Catalog.builtin()
+        do {
+            try catalog.loadPlugins(Plugin.searchPath() + plugins)
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        return catalog
+    }
+}
+
 /// Prints diagnostics to stderr, one per line.
 func report(_ diagnostics: [Diagnostic]) {
     for diagnostic in diagnostics { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
@@ -44,9 +67,10 @@ struct Validate: ParsableCommand {
     var graphs: [String]
 
     @OptionGroup var options: GraphOptions
+    @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        let catalog = Catalog.builtin()
+        let catalog = try plugins.catalog()
         var failed = false
         for path in graphs {
             do {
@@ -74,6 +98,7 @@ struct Run: ParsableCommand {
     var graph: String
 
     @OptionGroup var options: GraphOptions
+    @OptionGroup var plugins: PluginOptions
 
     @Option(help: "Worker threads rendering tiles (default: one per core).")
     var threads: Int = RunOptions.cores
@@ -96,7 +121,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let graph = try options.load(graph, catalog: Catalog.builtin())
+        let graph = try options.load(graph, catalog: plugins.catalog())
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }
@@ -193,9 +218,10 @@ struct Dot: ParsableCommand {
     var graph: String
 
     @OptionGroup var options: GraphOptions
+    @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        print(try options.load(graph, catalog: Catalog.builtin()).dot, terminator: "")
+        print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
     }
 }
 
@@ -212,8 +238,10 @@ struct Nodes: ParsableCommand {
     @Flag(help: "Print the node reference as Markdown (Docs/Nodes.md).")
     var markdown = false
 
+    @OptionGroup var plugins: PluginOptions
+
     func run() throws {
-        let catalog = Catalog.builtin()
+        let catalog = try plugins.catalog()
         guard let name else {
             print(json ? catalog.json : markdown ? catalog.markdown : catalog.table, terminator: "")
             return
@@ -232,7 +260,9 @@ struct Schema: ParsableCommand {
         abstract: "Print the JSON Schema (2020-12) of graph files, with every node's parameters.",
         discussion: "The repository commits it as tessera.schema.json, for editors that complete and check YAML.")
 
+    @OptionGroup var plugins: PluginOptions
+
     func run() throws {
-        print(Catalog.builtin().jsonSchema, terminator: "")
+        print(try plugins.catalog().jsonSchema, terminator: "")
     }
 }

@@ -49,7 +49,9 @@ extension Catalog {
 extension NodeDeclaration {
     /// `tessera nodes NAME`.
     public var text: String {
-        var lines = ["\(op): \(info.summary)", "Access: \(info.access.rawValue) (\(info.access.summary))", ""]
+        var lines = ["\(op): \(info.summary)", "Access: \(info.access.rawValue) (\(info.access.summary))"]
+        if let origin { lines.append("Plugin: \(origin)") }
+        lines.append("")
         lines.append("Inputs:")
         if inputs.isEmpty { lines.append("  none") }
         let portWidth = max(8, (inputs.map(\.name) + outputs.map(\.name)).map(\.count).max() ?? 0)

@@ -1,15 +1,26 @@
 import TesseraCore
 
 /// A node type as the engine sees it: its ``NodeInfo`` plus the parameters and inputs its properties
-/// declare, read once by reflection.
+/// declare, read once by reflection; or the same read from a plugin's catalog (``Plugin``).
 public struct NodeDeclaration: Sendable {
-    public let type: any Node.Type
     public let info: NodeInfo
     public let inputs: [InputDeclaration]
     public let parameters: [ParameterDeclaration]
+    /// The plugin file the node comes from; nil for a node compiled into the program.
+    public let origin: String?
     /// The unset wrappers, by name: what the engine types values with and configures nodes from.
     let parameterFields: [String: any ParameterField]
     let inputFields: [String: any InputField]
+    let maker: Maker
+
+    /// How a configured node is made: a Swift node type through its `Decodable` initializer, or a
+    /// plugin's node from typed parameter values and inputs.
+    enum Maker: Sendable {
+        case type(any Node.Type)
+        case plugin(
+            @Sendable (_ parameters: [String: any ParameterValue], _ inputs: [String: NodeValue]) throws ->
+                any ConfiguredNode)
+    }
 
     public var op: String { info.op }
     public var outputs: [OutputDeclaration] { info.outputs }
@@ -17,8 +28,7 @@ public struct NodeDeclaration: Sendable {
 
     /// Reads the declaration of `type` from an instance's properties (as swift-argument-parser does).
     public init(_ type: any Node.Type) throws(CatalogError) {
-        self.type = type
-        info = type.info
+        let info = type.info
         var inputs: [InputDeclaration] = []
         var parameters: [ParameterDeclaration] = []
         var parameterFields: [String: any ParameterField] = [:]
@@ -43,10 +53,24 @@ public struct NodeDeclaration: Sendable {
                 throw CatalogError("\(info.op): stored property '\(name)' is neither a @Parameter nor an @Input")
             }
         }
+        try self.init(
+            info: info, inputs: inputs, parameters: parameters, parameterFields: parameterFields,
+            inputFields: inputFields, origin: nil, maker: .type(type))
+    }
+
+    /// A declaration from its parts, checked by the same rules as one read from a node type.
+    init(
+        info: NodeInfo, inputs: [InputDeclaration], parameters: [ParameterDeclaration],
+        parameterFields: [String: any ParameterField], inputFields: [String: any InputField], origin: String?,
+        maker: Maker
+    ) throws(CatalogError) {
+        self.info = info
         self.inputs = inputs
         self.parameters = parameters
         self.parameterFields = parameterFields
         self.inputFields = inputFields
+        self.origin = origin
+        self.maker = maker
         try check()
     }
 
@@ -88,6 +112,18 @@ public struct NodeDeclaration: Sendable {
         }
     }
 
+    /// `literal` read, type-checked and range-checked as parameter `name` declares.
+    public func typedValue(_ literal: Literal, parameter name: String, context: ParameterContext)
+        throws(ParameterProblem) -> any ParameterValue
+    {
+        guard let field = parameterFields[name] else { throw ParameterProblem("\(op) has no parameter '\(name)'") }
+        do {
+            return try field.typed(literal, context: context)
+        } catch {
+            throw ParameterProblem("\(name): \(error.message)")
+        }
+    }
+
     public func parameter(named name: String) -> ParameterDeclaration? { parameters.first { $0.name == name } }
     public func input(named name: String) -> InputDeclaration? { inputs.first { $0.name == name } }
     public func output(named name: String) -> OutputDeclaration? { outputs.first { $0.name == name } }
@@ -111,9 +147,19 @@ public struct Catalog: Sendable {
 
     /// Adds a node type; its op name must be new.
     public mutating func register(_ type: any Node.Type) throws(CatalogError) {
-        let declaration = try NodeDeclaration(type)
-        if declarations.contains(where: { $0.op == declaration.op }) {
-            throw CatalogError("two node types are named '\(declaration.op)'")
+        try register(NodeDeclaration(type))
+    }
+
+    /// Adds a declared node (a node type's, or a plugin's); its op name must be new.
+    public mutating func register(_ declaration: NodeDeclaration) throws(CatalogError) {
+        if let other = declarations.first(where: { $0.op == declaration.op }) {
+            guard declaration.origin != nil || other.origin != nil else {
+                throw CatalogError("two node types are named '\(declaration.op)'")
+            }
+            let existing = other.origin.map { "the node '\(other.op)' of \($0)" } ?? "the built-in node '\(other.op)'"
+            throw CatalogError(
+                "\(declaration.origin ?? "a node type"): node '\(declaration.op)' clashes with \(existing); "
+                    + "a node name must be unique")
         }
         declarations.append(declaration)
         declarations.sort { $0.op < $1.op }

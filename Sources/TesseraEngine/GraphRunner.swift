@@ -21,9 +21,13 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 extension Graph {
     /// The nodes a run needs: the sinks (nodes without outputs) and every node they read, directly or
     /// not. A node whose output nothing reads does not run, as in any demand-driven pipeline.
-    public var neededNodes: [GraphNode] {
-        var needed = Set(nodes.filter { $0.declaration.outputs.isEmpty }.map(\.name))
-        for node in nodes.reversed() where needed.contains(node.name) {
+    public var neededNodes: [GraphNode] { neededNodes(keeping: [], supplied: []) }
+
+    /// The nodes a run needs to feed the sinks and the nodes named in `keeping`, when the nodes named
+    /// in `supplied` have their values given (so what they read is not needed for them).
+    func neededNodes(keeping: Set<String>, supplied: Set<String>) -> [GraphNode] {
+        var needed = Set(nodes.filter { $0.declaration.outputs.isEmpty }.map(\.name)).union(keeping)
+        for node in nodes.reversed() where needed.contains(node.name) && !supplied.contains(node.name) {
             for reference in node.references { needed.insert(reference.node) }
         }
         return nodes.filter { needed.contains($0.name) }
@@ -36,13 +40,28 @@ extension Graph {
     /// global node) reads them: the scheduler splits each such read into tiles, renders them on
     /// `options.threads` workers, and pulls each tile through the chain of kernels, caching cells where
     /// readers overlap. See Docs/HowItWorks.md.
+    ///
+    /// - Parameters:
+    ///   - supplied: values that stand for nodes' first outputs, by node name: the node does not run
+    ///     (a program feeds an image it holds in memory in place of a `load`).
+    ///   - keeping: nodes whose outputs the report keeps (``RunReport/outputs``); their images are
+    ///     rendered in full by the scheduler, like a sink's.
     @discardableResult
-    public func run(options: RunOptions = RunOptions()) throws(RunError) -> RunReport {
-        let nodes = neededNodes
+    public func run(
+        options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
+    ) throws(RunError) -> RunReport {
+        for name in Array(supplied.keys) + keeping where node(named: name) == nil {
+            throw RunError(
+                location: SourceLocation(file: file), node: name, op: "?", message: "the graph has no node '\(name)'")
+        }
+        let nodes = neededNodes(keeping: Set(keeping), supplied: Set(supplied.keys))
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
         var remainingReaders: [String: Int] = [:]
-        for node in nodes { for reference in node.references { remainingReaders[reference.node, default: 0] += 1 } }
+        for node in nodes where supplied[node.name] == nil {
+            for reference in node.references { remainingReaders[reference.node, default: 0] += 1 }
+        }
+        for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
         let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
         for node in nodes {
@@ -54,11 +73,19 @@ extension Graph {
                 }
             }
         }
+        var kept: [String: NodeValue] = [:]
         for node in nodes {
             do {
                 if options.cancellation.isCancelled { throw CancellationError() }
                 let outputs: [String: NodeValue]
-                if node.declaration.access == .sink || node.declaration.access == .global {
+                if let value = supplied[node.name] {
+                    guard let port = node.declaration.outputs.first, port.type == value.type else {
+                        throw NodeConfigurationError(
+                            "the value supplied is \(value.type.phrase), but the node's output is "
+                                + (node.declaration.outputs.first?.type.phrase ?? "nothing"))
+                    }
+                    outputs = [port.name: value]
+                } else if node.declaration.access == .sink || node.declaration.access == .global {
                     // Their own time (encoding, a global node's work on what it read) is measured here;
                     // waiting for the bands they read is their inputs' time, not theirs.
                     let read = node.inputs.values.lazy.compactMap { reference -> Rect? in
@@ -91,26 +118,53 @@ extension Graph {
                             width: image.width, height: image.height, layout: image.layout, depth: image.depth,
                             source: source))
                 }
-            } catch let error as RunError {
-                throw error
-            } catch let failure as RenderFailure {
-                let source = nodes.first { $0.name == failure.node } ?? node
-                throw RunError(
-                    location: source.location, node: source.name, op: source.declaration.op,
-                    message: Self.describe(failure.error))
+                if keeping.contains(node.name) {
+                    for port in node.declaration.outputs {
+                        guard let value = values["\(node.name).\(port.name)"] else { continue }
+                        kept["\(node.name).\(port.name)"] = try Self.materialize(value, monitor: monitor)
+                    }
+                    if let first = node.declaration.outputs.first {
+                        kept[node.name] = kept["\(node.name).\(first.name)"]
+                    }
+                }
             } catch {
-                throw RunError(
-                    location: node.location, node: node.name, op: node.declaration.op, message: Self.describe(error),
-                    isCancellation: error is CancellationError)
+                throw Self.runError(error, at: node, in: nodes)
             }
-            for reference in node.references {
+            for reference in node.references where supplied[node.name] == nil {
                 remainingReaders[reference.node, default: 1] -= 1
                 if remainingReaders[reference.node] == 0 {
                     values = values.filter { !$0.key.hasPrefix(reference.node + ".") }
                 }
             }
         }
-        return monitor.report(order: nodes.map(\.name))
+        var report = monitor.report(order: nodes.map(\.name))
+        report.outputs = kept
+        return report
+    }
+
+    /// `value` with an image rendered in full (by the workers, as a sink reads it), so it outlives the run.
+    static func materialize(_ value: NodeValue, monitor: RunMonitor) throws -> NodeValue {
+        guard case .image(let image) = value else { return value }
+        monitor.expect(pixels: image.extent.area)
+        let parallel = ParallelSource(image: image, monitor: monitor, countsProgress: true)
+        let whole = try Image(
+            width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: parallel
+        ).pixels()
+        return .image(Image(buffer: whole, layout: image.layout, depth: image.depth))
+    }
+
+    /// A failure while `node` ran, named after the node whose pixels failed.
+    static func runError(_ error: any Error, at node: GraphNode, in nodes: [GraphNode]) -> RunError {
+        if let error = error as? RunError { return error }
+        if let failure = error as? RenderFailure {
+            let source = nodes.first { $0.name == failure.node } ?? node
+            return RunError(
+                location: source.location, node: source.name, op: source.declaration.op,
+                message: describe(failure.error))
+        }
+        return RunError(
+            location: node.location, node: node.name, op: node.declaration.op, message: describe(error),
+            isCancellation: error is CancellationError)
     }
 
     /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that

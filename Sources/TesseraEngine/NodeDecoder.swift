@@ -6,7 +6,14 @@ extension NodeDeclaration {
     /// Swift writes a `Decodable` initializer for every node type that decodes each wrapper under its
     /// property's name; the decoder below hands it the configured wrappers. This is how the engine sets
     /// properties it only knows by name, without a line of code in the node.
-    func instantiate(parameters: [String: any ParameterValue], inputs: [String: NodeValue]) throws -> any Node {
+    public func instantiate(parameters: [String: any ParameterValue], inputs: [String: NodeValue]) throws
+        -> any ConfiguredNode
+    {
+        let type: any Node.Type
+        switch maker {
+        case .plugin(let make): return try make(parameters, inputs)
+        case .type(let nodeType): type = nodeType
+        }
         var fields: [String: any Sendable] = [:]
         for (name, prototype) in parameterFields {
             guard let value = parameters[name] else {

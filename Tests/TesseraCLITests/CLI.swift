@@ -22,10 +22,14 @@ enum CLI {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("TesseraIOTests/Fixtures")
 
-    static func run(_ arguments: [String], in folder: URL? = nil) throws -> Result {
-        let binary = try #require(executable, "the tessera executable is built beside the tests")
+    /// Runs `tessera` (or `binary`) with `arguments`; `environment` adds to or replaces variables.
+    static func run(
+        _ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:], binary: URL? = nil
+    ) throws -> Result {
+        let binary = try binary ?? #require(executable, "the tessera executable is built beside the tests")
         let process = Process()
         process.executableURL = binary
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
         let out = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraIO
 
 @Suite struct CommandTests {
     @Test func versionAndHelp() throws {
@@ -82,6 +83,97 @@ import Testing
             #expect(result.status != 0 && !result.signaled)
             #expect(result.stderr.hasPrefix(message + "\n"), "\(result.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["a.png"])
+        }
+    }
+}
+
+/// The embedding example (Examples/Embedding) runs and prints what its graphs compute.
+@Suite struct EmbeddingExampleTests {
+    @Test func exampleRuns() throws {
+        let binary = try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent("EmbeddingExample")
+        let result = try CLI.run([], binary: binary)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        // The inverted ramp is symmetric about 0.5, and blurring with clamped edges keeps that.
+        #expect(lines.first == "soft: 64x32, mean 0.5000")
+        // 1 - x/63 is above 0.75 for x < 15.75; a symmetric blur leaves a ramp as it is away from the edges.
+        #expect(lines.contains("box: [\"x 0 y 0 w 16 h 32\"]"))
+        #expect(lines.contains("progress reached 1.00"))
+        // The overridden threshold 0.5: x/63 > 0.5 from x = 32.
+        #expect(lines.contains("text graph box x: 32"))
+        #expect(lines.contains("cancelled run: stopped"))
+        #expect(lines.last?.hasSuffix("did you mean 'sigma'?") == true)
+    }
+}
+
+/// The C API (libtessera.so) from C, compiled against tessera.h, and from Python with ctypes
+/// (Examples/Python/tessera_blur.py).
+@Suite struct CAPITests {
+    static var library: URL {
+        get throws { try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent("libTesseraC.so") }
+    }
+
+    @Test func cProgramUsesTheHeader() throws {
+        let library = try Self.library
+        try withTemporaryFolder { folder in
+            let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            let program = folder.appendingPathComponent("capi").path
+            let header = GraphCommandTests.repository.appendingPathComponent("Sources/CTessera/include").path
+            let compile = try CLI.run(
+                [
+                    "cc", "-std=c11", "-Wall", "-Werror", "-I", header, here.appendingPathComponent("CAPI/capi.c").path,
+                    library.path, "-Wl,-rpath," + library.deletingLastPathComponent().path, "-o", program,
+                ], binary: URL(fileURLWithPath: "/usr/bin/env"))
+            try #require(compile.status == 0, "\(compile.stderr)")
+            let output = folder.appendingPathComponent("red.png").path
+            // The library itself is a shared library, but no plugin.
+            let run = try CLI.run([output, library.path], binary: URL(fileURLWithPath: program))
+            #expect(run.status == 0 && !run.signaled, "\(run.stderr)")
+            #expect(
+                run.stdout == """
+                    set: 2 --set a.width=0: error: a.width: 0 is out of range: 1...1000000
+                    set: 0
+                    run: 0 \(output)
+                    plugin: 1 \(library.path): not a Tessera plugin: it does not export 'tessera_plugin_entry'
+                    load: null /nonexistent/g.yaml: error: no such file
+
+                    """)
+            let written = try ImageFile.load(path: output).1
+            #expect(written.width == 6 && written.height == 4)
+            #expect(Array(try written.pixels().samples.suffix(4)) == [1, 0, 0, 1])
+        }
+    }
+
+    @Test func pythonExampleRunsAGraph() throws {
+        let library = try Self.library
+        try withTemporaryFolder { folder in
+            let script = GraphCommandTests.repository.appendingPathComponent("Examples/Python/tessera_blur.py").path
+            let output = folder.appendingPathComponent("py.png").path
+            let python = try CLI.run(
+                [script, library.path, output, "3.5"], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+            #expect(python.status == 0, "\(python.stderr)")
+            #expect(
+                python.stdout.contains(
+                    "set soft.sigam: status 2: --set soft.sigam=3: error: gaussianBlur node 'soft' has no parameter "
+                        + "'sigam' (it takes sigma, edge); did you mean 'sigma'?\n"))
+            #expect(python.stdout.hasSuffix("wrote \(output)\n"))
+            // The same graph through the command line writes the same bytes: the override reached the run.
+            let graph = folder.appendingPathComponent("g.yaml").path
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(GraphCommandTests.photo) }
+              soft: { op: gaussianBlur, input: photo, sigma: 3.5 }
+              out: { op: save, input: soft, path: cli.png }
+            """.write(toFile: graph, atomically: false, encoding: .utf8)
+            #expect(try CLI.run(["run", graph, "-q"]).status == 0)
+            let viaPython = try Data(contentsOf: URL(fileURLWithPath: output))
+            let viaCLI = try Data(contentsOf: folder.appendingPathComponent("cli.png"))
+            #expect(viaPython == viaCLI)
+            // ... and differs from the graph's own sigma of 2.
+            let plain = try CLI.run(["run", graph, "-q", "--set", "soft.sigma=2"])
+            #expect(plain.status == 0)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("cli.png")) != viaPython)
         }
     }
 }

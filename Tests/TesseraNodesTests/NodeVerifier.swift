@@ -21,7 +21,16 @@ struct NodeVerifier {
         _ type: any Node.Type, parameters: [String: any ParameterValue] = [:], inputs: [String: NodeValue] = [:],
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws -> [String: NodeValue] {
-        let declaration = try NodeDeclaration(type)
+        try verify(
+            NodeDeclaration(type), parameters: parameters, inputs: inputs, sourceLocation: sourceLocation)
+    }
+
+    /// The same checks for a declared node: a node type's, or a plugin's.
+    @discardableResult
+    func verify(
+        _ declaration: NodeDeclaration, parameters: [String: any ParameterValue] = [:],
+        inputs: [String: NodeValue] = [:], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> [String: NodeValue] {
         for parameter in declaration.parameters {
             if let range = parameter.range, let value = parameter.defaultValue?.number {
                 #expect(

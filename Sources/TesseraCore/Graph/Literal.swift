@@ -51,3 +51,15 @@ public enum Literal: Sendable, Equatable {
     }
 
 }
+
+// Literals written in Swift, for graphs built in code: `["input": "photo", "sigma": 3]`.
+extension Literal: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: Literal...) { self = .list(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -60,9 +60,14 @@ public struct NodeInfo: Sendable {
 ///
 /// Declare nothing else as stored properties: the engine sets them by reflection (as swift-argument-
 /// parser does), through the `Decodable` conformance Swift writes for the type.
-public protocol Node: Decodable, Sendable {
+public protocol Node: ConfiguredNode, Decodable {
     static var info: NodeInfo { get }
     init()
+}
+
+/// A node with its parameters set and inputs connected: what the engine validates and runs. Every
+/// ``Node`` is one; so is a node from a plugin, which the engine configures without a Swift type.
+public protocol ConfiguredNode: Sendable {
     /// Checks parameters against each other (a save path's format and its options). Inputs are not
     /// connected yet. Throw ``NodeProblem`` naming the parameter at fault.
     func validate() throws(NodeProblem)
@@ -70,7 +75,7 @@ public protocol Node: Decodable, Sendable {
     func run() throws -> NodeOutputs
 }
 
-extension Node {
+extension ConfiguredNode {
     public func validate() throws(NodeProblem) {}
 }
 

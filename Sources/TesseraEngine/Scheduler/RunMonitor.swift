@@ -167,6 +167,9 @@ public struct RunReport: Sendable {
     public var nodes: [NodeStats]
     var spans: [TraceSpan]
     var threads: Int
+    /// The outputs of the nodes a run was asked to keep, by `node.port`, and the first output also by
+    /// `node`; images rendered in full.
+    public var outputs: [String: NodeValue] = [:]
 
     /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
     /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.

@@ -1,0 +1,122 @@
+import CTesseraPlugin
+import Foundation
+import TesseraCore
+
+/// A plugin shared library, loaded: its file, its entry table, and the nodes its catalog declares.
+///
+/// The boundary is the C ABI of `tessera_plugin.h` (Sources/CTesseraPlugin): Swift has no stable ABI on
+/// Linux, and a plugin holding its own copy of a Swift module has its own type metadata, so nothing but
+/// C types crosses. A loaded library stays loaded for the life of the process (unloading a library
+/// whose code a kernel may still run, or whose Swift runtime records are registered, is not safe).
+public final class Plugin: @unchecked Sendable {
+    /// The file as the user named it; every message about the plugin starts with it.
+    public let path: String
+    /// The nodes the plugin declares, checked like built-ins, in its catalog's order.
+    public private(set) var declarations: [NodeDeclaration] = []
+    /// Immutable after loading; the plugin promises its functions may be called from any thread.
+    let table: tessera_plugin
+
+    /// Loads the shared library at `path`, checks its ABI version and reads its catalog.
+    ///
+    /// - Throws: ``PluginError`` naming the file: not a shared library, no entry symbol, another ABI
+    ///   version, a catalog that is not valid JSON or breaks the declaration rules.
+    public init(path: String) throws(PluginError) {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { throw PluginError(path, "no such file") }
+        // RTLD_DEEPBIND: the plugin's own symbols (its copy of Tessera's Swift modules) come before any
+        // of the host's with the same names.
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+            throw PluginError(path, "not a plugin: it does not load as a shared library (\(reason))")
+        }
+        guard let symbol = dlsym(handle, TESSERA_PLUGIN_ENTRY_SYMBOL) else {
+            throw PluginError(
+                path, "not a Tessera plugin: it does not export '\(TESSERA_PLUGIN_ENTRY_SYMBOL)'")
+        }
+        typealias Entry = @convention(c) () -> UnsafePointer<tessera_plugin>?
+        guard let entry = unsafeBitCast(symbol, to: Entry.self)() else {
+            throw PluginError(path, "its \(TESSERA_PLUGIN_ENTRY_SYMBOL) returned no plugin table")
+        }
+        // The version is the first field in every version of the ABI: read it alone before the rest.
+        let version = UnsafeRawPointer(entry).load(as: UInt32.self)
+        guard version == TESSERA_PLUGIN_ABI_VERSION else {
+            throw PluginError(
+                path,
+                "built for plugin ABI version \(version), but this Tessera reads version "
+                    + "\(TESSERA_PLUGIN_ABI_VERSION); rebuild the plugin against this Tessera's tessera_plugin.h")
+        }
+        table = entry.pointee
+        guard table.create != nil, table.input_region != nil, table.render != nil, table.destroy != nil else {
+            throw PluginError(path, "its plugin table lacks a function (create, input_region, render or destroy)")
+        }
+        guard let catalog = table.catalog_json else { throw PluginError(path, "its plugin table has no catalog") }
+        declarations = try PluginCatalog.declarations(from: String(cString: catalog), of: self)
+    }
+
+    /// A plugin's shared libraries found where Tessera looks for them: the folders of
+    /// `TESSERA_PLUGIN_PATH` (colon-separated), then a `plugins` folder beside the executable. Files
+    /// ending in `.so`, in name order within each folder.
+    /// The executable is the running one (`/proc/self/exe`: where the file is, whatever path or link ran it).
+    public static func searchPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String = runningExecutable
+    ) -> [String] {
+        var folders = (environment["TESSERA_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
+        let beside = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        folders.append(beside.appendingPathComponent("plugins").path)
+        return folders.flatMap { folder -> [String] in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            return names.filter { $0.hasSuffix(".so") }.sorted().map { folder + "/" + $0 }
+        }
+    }
+}
+
+extension Plugin {
+    /// The path of the running executable's file.
+    public static var runningExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
+/// A plugin that cannot be used: the file and what is wrong with it.
+public struct PluginError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public init(_ path: String, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// `plugin.so: message`.
+    public var description: String { "\(path): \(message)" }
+}
+
+extension Catalog {
+    /// Adds every node of `plugin`; a name clashing with a node already here is an error naming the file.
+    public mutating func register(_ plugin: Plugin) throws(PluginError) {
+        var added = self
+        for declaration in plugin.declarations {
+            do {
+                try added.register(declaration)
+            } catch {
+                throw PluginError(plugin.path, error.description.replacingOccurrences(of: plugin.path + ": ", with: ""))
+            }
+        }
+        self = added
+    }
+
+    /// Loads the plugins at `paths` and registers their nodes, in order. A file named twice (in
+    /// `TESSERA_PLUGIN_PATH` and with `--plugin`, say) loads once.
+    public mutating func loadPlugins(_ paths: [String]) throws(PluginError) {
+        var loaded = Set(declarations.compactMap(\.origin).map(Self.fileIdentity))
+        for path in paths where loaded.insert(Self.fileIdentity(path)).inserted {
+            try register(Plugin(path: path))
+        }
+    }
+
+    /// The file a path names, whatever links or relative segments lead to it.
+    static func fileIdentity(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+    }
+}

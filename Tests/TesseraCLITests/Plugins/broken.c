@@ -1,0 +1,104 @@
+/*
+ * Plugins that go wrong in one way each, for the command-line tests. Built with cc and one of:
+ *   -DABI_VERSION=N  claims another ABI version
+ *   -DNO_ENTRY       exports no entry symbol
+ *   -DOP='"crop"'    names its node after another (a built-in)
+ *   -DFAIL_RENDER    fails every render
+ *   -DFAIL_CREATE    fails to make its node
+ *   -DBAD_CATALOG    gives a catalog that is not JSON
+ *   -DHUGE_REGION    asks for an absurd input region
+ *   -DEMPTY_OUTPUT   makes an output of no pixels
+ * and otherwise declares a working point node `halve` that halves every sample.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tessera_plugin.h"
+
+#ifndef ABI_VERSION
+#define ABI_VERSION TESSERA_PLUGIN_ABI_VERSION
+#endif
+#ifndef OP
+#define OP "halve"
+#endif
+
+#ifdef BAD_CATALOG
+static const char catalog[] = "{\"nodes\": [";
+#else
+static const char catalog[] =
+    "{\"nodes\": [{\"op\": \"" OP "\", \"summary\": \"Halves every sample.\", \"access\": \"point\","
+    "\"inputs\": [{\"name\": \"input\", \"type\": \"image\", \"doc\": \"The image.\"}],"
+    "\"outputs\": [{\"name\": \"output\", \"type\": \"image\", \"doc\": \"Half of it.\"}],"
+    "\"parameters\": []}]}";
+#endif
+
+static int token;
+
+static int32_t create(const char *op, const char *parameters_json, const tessera_image_info *inputs,
+                      int32_t input_count, tessera_instance **instance, tessera_instance_info *info,
+                      char *message, size_t message_capacity) {
+    (void)op;
+    (void)parameters_json;
+    (void)input_count;
+#ifdef FAIL_CREATE
+    (void)inputs;
+    (void)instance;
+    (void)info;
+    snprintf(message, message_capacity, "the broken plugin refuses to make its node");
+    return TESSERA_ERROR_PARAMETERS;
+#else
+    (void)message;
+    (void)message_capacity;
+    memset(info, 0, sizeof *info);
+    info->output = inputs[0];
+#ifdef EMPTY_OUTPUT
+    info->output.width = 0;
+#endif
+    info->input_count = 1;
+    *instance = (tessera_instance *)&token;
+    return TESSERA_OK;
+#endif
+}
+
+static tessera_rect input_region(const tessera_instance *instance, tessera_rect output, int32_t input) {
+    (void)instance;
+    (void)input;
+#ifdef HUGE_REGION
+    output.width = (int64_t)1 << 40;
+#endif
+    return output;
+}
+
+static int32_t render(const tessera_instance *instance, tessera_buffer *output, const tessera_buffer *inputs,
+                      int32_t input_count, char *message, size_t message_capacity) {
+    (void)instance;
+    (void)input_count;
+#ifdef FAIL_RENDER
+    (void)output;
+    (void)inputs;
+    snprintf(message, message_capacity, "the broken plugin cannot render");
+    return TESSERA_ERROR_RENDER;
+#else
+    (void)message;
+    (void)message_capacity;
+    const tessera_buffer *in = &inputs[0];
+    for (int64_t y = 0; y < output->region.height; y++) {
+        for (int64_t i = 0; i < output->region.width * output->channels; i++) {
+            int64_t sy = y + output->region.y - in->region.y;
+            int64_t sx = output->region.x - in->region.x;
+            output->samples[y * output->region.width * output->channels + i] =
+                in->samples[(sy * in->region.width + sx) * in->channels + i] * 0.5f;
+        }
+    }
+    return TESSERA_OK;
+#endif
+}
+
+static void destroy(tessera_instance *instance) { (void)instance; }
+
+#ifndef NO_ENTRY
+const tessera_plugin *tessera_plugin_entry(void) {
+    static const tessera_plugin plugin = {ABI_VERSION, catalog, create, input_region, render, destroy};
+    return &plugin;
+}
+#endif

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraEngine
+import TesseraIO
+import TesseraNodes
+
+/// The example plugins in Plugins/, built as their READMEs say (make; swift build), loaded through the
+/// C ABI, and held to what every built-in node is held to: the shared verifier, an independent
+/// reference, and their graphs giving the same bytes for every thread count and tile size.
+@Suite(.serialized) struct PluginNodeTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Runs `command` in `folder`; nil when it succeeds, else its output.
+    static func shell(_ command: [String], in folder: URL) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        process.currentDirectoryURL = folder
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? nil : String(decoding: output, as: UTF8.self)
+    }
+
+    /// Both plugins, built once per test run (the Swift one takes a while: it compiles its own copy of
+    /// Tessera's modules), with the built-ins.
+    static let built: Result<Catalog, any Error> = Result {
+        let sobel = repository.appendingPathComponent("Plugins/Sobel")
+        if let failure = try shell(["make"], in: sobel) { throw BuildFailure(text: "make: " + failure) }
+        let vignette = repository.appendingPathComponent("Plugins/Vignette")
+        if let failure = try shell(["swift", "build"], in: vignette) {
+            throw BuildFailure(text: "swift build: " + failure)
+        }
+        var catalog = try Catalog(BuiltinNodes.all)
+        try catalog.loadPlugins([
+            sobel.appendingPathComponent("libsobel.so").path,
+            vignette.appendingPathComponent(".build/debug/libvignette.so").path,
+        ])
+        return catalog
+    }
+
+    struct BuildFailure: Error, CustomStringConvertible { var text: String; var description: String { text } }
+
+    static func catalog() throws -> Catalog { try built.get() }
+
+    @Test func pluginNodesAreDeclaredLikeBuiltins() throws {
+        let catalog = try Self.catalog()
+        let sobel = try #require(catalog.declaration(op: "sobel"))
+        #expect(sobel.access == .area)
+        #expect(sobel.origin?.hasSuffix("Plugins/Sobel/libsobel.so") == true)
+        #expect(sobel.parameter(named: "scale")?.range == 0...16)
+        #expect(sobel.parameter(named: "scale")?.suggested == 0.25...4)
+        let vignette = try #require(catalog.declaration(op: "vignette"))
+        #expect(vignette.access == .point)
+        #expect(vignette.parameters.map(\.name) == ["strength", "radius", "falloff"])
+        #expect(vignette.parameter(named: "falloff")?.type == .choice(["linear", "smooth"]))
+        #expect(vignette.parameter(named: "falloff")?.defaultValue == .string("smooth"))
+        #expect(vignette.parameter(named: "radius")?.defaultValue == .number(0.5))
+        // The examples the plugins declare validate, as every built-in's does.
+        for declaration in [sobel, vignette] {
+            let graph =
+                "version: 1\nnodes:\n"
+                + declaration.info.example.split(separator: "\n").map { "  " + $0 }
+                .joined(separator: "\n")
+            #expect(throws: Never.self) {
+                try Graph.parse(graph, file: "example.yaml", baseFolder: "/tmp", catalog: catalog)
+            }
+        }
+    }
+
+    @Test func sobelPassesTheVerifierAndMatchesAReference() throws {
+        let declaration = try #require(try Self.catalog().declaration(op: "sobel"))
+        for image in [TestImages.rgba(), TestImages.gray()] {
+            let outputs = try NodeVerifier().verify(
+                declaration, parameters: ["scale": 0.75], inputs: ["input": .image(image)])
+            let got = try #require(outputs["output"]).image().pixels()
+            let expected = Self.sobel(try image.pixels(), scale: 0.75)
+            #expect(got.region == expected.region && got.channels == expected.channels)
+            let worst = zip(got.samples, expected.samples).map { abs($0 - $1) }.max() ?? 1
+            #expect(worst < 1e-5, "largest difference \(worst)")
+        }
+    }
+
+    @Test(arguments: ["linear", "smooth"])
+    func vignettePassesTheVerifierAndMatchesAReference(falloff: String) throws {
+        let declaration = try #require(try Self.catalog().declaration(op: "vignette"))
+        let image = TestImages.rgba()
+        let outputs = try NodeVerifier().verify(
+            declaration, parameters: ["strength": 0.8, "radius": 0.25, "falloff": falloff],
+            inputs: ["input": .image(image)])
+        let got = try #require(outputs["output"]).image().pixels()
+        let expected = Self.vignette(try image.pixels(), strength: 0.8, radius: 0.25, smooth: falloff == "smooth")
+        let worst = zip(got.samples, expected.samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(got.region == expected.region && worst < 1e-5, "largest difference \(worst)")
+    }
+
+    /// Each plugin's graph, its output moved to a temporary folder, at three thread counts and tile
+    /// sizes: the same bytes each time, and within rounding of the reference.
+    @Test(arguments: ["Sobel/edges.yaml", "Vignette/vignette.yaml"])
+    func pluginGraphRunsTheSameForEveryScheduling(_ name: String) throws {
+        let catalog = try Self.catalog()
+        let path = Self.repository.appendingPathComponent("Plugins/" + name).path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-plugin-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("out.png").path
+        var written: [Data] = []
+        for (threads, tile) in [(1, 256), (2, 16), (2, 100)] {
+            let graph = try Graph.load(
+                path: path, catalog: catalog, overrides: [try ParameterOverride(parsing: "out.path=\(target)")])
+            #expect(graph.warnings.isEmpty)
+            try graph.run(options: RunOptions(threads: threads, tileSize: tile))
+            written.append(try Data(contentsOf: URL(fileURLWithPath: target)))
+        }
+        #expect(written.count == 3 && written.allSatisfy { $0 == written[0] })
+        let photo = try ImageFile.load(
+            path: Self.repository.appendingPathComponent("Examples/images/astronaut.png").path
+        )
+        .1.pixels()
+        let expected =
+            name.hasPrefix("Sobel")
+            ? Self.sobel(photo, scale: 0.5) : Self.vignette(photo, strength: 0.8, radius: 0.3, smooth: true)
+        let got = try ImageFile.load(path: target).1.pixels()
+        let worst = zip(got.samples, expected.samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(got.region == expected.region && worst <= 0.5 / 255 + 1e-4, "largest difference \(worst * 255) levels")
+    }
+
+    // MARK: References, written from the operators' definitions in Double
+
+    /// OpenCV's 3x3 Sobel (x and y) with replicated borders, then scale * magnitude clamped to 0...1;
+    /// alpha kept.
+    static func sobel(_ input: PixelBuffer, scale: Double) -> PixelBuffer {
+        var output = input
+        let region = input.region
+        let colors = input.channels == 4 ? 3 : 1
+        func at(_ x: Int, _ y: Int, _ c: Int) -> Double {
+            Double(input[min(max(x, region.minX), region.maxX - 1), min(max(y, region.minY), region.maxY - 1), c])
+        }
+        for y in region.minY..<region.maxY {
+            for x in region.minX..<region.maxX {
+                for c in 0..<colors {
+                    let gx =
+                        at(x + 1, y - 1, c) + 2 * at(x + 1, y, c) + at(x + 1, y + 1, c) - at(x - 1, y - 1, c) - 2
+                        * at(x - 1, y, c) - at(x - 1, y + 1, c)
+                    let gy =
+                        at(x - 1, y + 1, c) + 2 * at(x, y + 1, c) + at(x + 1, y + 1, c) - at(x - 1, y - 1, c) - 2
+                        * at(x, y - 1, c) - at(x + 1, y - 1, c)
+                    output[x, y, c] = Float(min(max(scale * (gx * gx + gy * gy).squareRoot(), 0), 1))
+                }
+            }
+        }
+        return output
+    }
+
+    /// Color times 1 - strength * f(t), t from 0 at `radius` to 1 at the corners of the distance from the
+    /// image center to each pixel center, relative to the center-to-corner distance; f is t or
+    /// smoothstep.
+    static func vignette(_ input: PixelBuffer, strength: Double, radius: Double, smooth: Bool) -> PixelBuffer {
+        var output = input
+        let width = Double(input.region.width)
+        let height = Double(input.region.height)
+        let corner = ((width / 2) * (width / 2) + (height / 2) * (height / 2)).squareRoot()
+        let colors = input.channels == 4 ? 3 : 1
+        for y in 0..<input.region.height {
+            for x in 0..<input.region.width {
+                let dx = Double(x) + 0.5 - width / 2
+                let dy = Double(y) + 0.5 - height / 2
+                var t = min(max(((dx * dx + dy * dy).squareRoot() / corner - radius) / (1 - radius), 0), 1)
+                if smooth { t = t * t * (3 - 2 * t) }
+                for c in 0..<colors { output[x, y, c] = Float(Double(input[x, y, c]) * (1 - strength * t)) }
+            }
+        }
+        return output
+    }
+}
