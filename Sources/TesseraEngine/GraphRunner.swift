@@ -255,17 +255,20 @@ extension GraphNode {
             }
         }
         var inputValues: [String: NodeValue] = [:]
+        var barriers: [ParallelSource] = []
         for (name, reference) in inputs {
             guard let value = values[reference.node + "." + reference.port] else {
                 throw NodeConfigurationError("\(name): '\(reference.text)' produced no value")
             }
             // Sinks and global nodes read whole images: those reads are split into tiles for the workers.
             if case .image(let image) = value, declaration.access == .sink || declaration.access == .global {
+                let parallel = ParallelSource(
+                    image: image, monitor: monitor, countsProgress: declaration.access == .sink)
+                barriers.append(parallel)
                 inputValues[name] = .image(
                     Image(
                         width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-                        source: ParallelSource(
-                            image: image, monitor: monitor, countsProgress: declaration.access == .sink)))
+                        source: parallel))
             } else {
                 inputValues[name] = value
             }
@@ -274,6 +277,9 @@ extension GraphNode {
         if takesUpstream { try node.validate() }
         // Jobs the node hands out (a sweep's settings) run on the run's workers.
         let produced = try Jobs.$current.withValue(.workers(monitor.options.threads)) { try node.run().values }
+        // The barrier is passed: an image the node returns may still read its input (normalize's
+        // stretch), tile by tile on the workers, and those reads go straight to the input.
+        for parallel in barriers { parallel.passThrough() }
         var outputs: [String: NodeValue] = [:]
         for (port, value) in produced {
             let name = port.isEmpty ? declaration.outputs.first?.name ?? "" : port

@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 
@@ -93,6 +94,36 @@ import Testing
         try graph.run(options: RunOptions(threads: 2, tileSize: 256))
         let largest = TestLarge.largestRequest.withLock { $0 }
         #expect(largest > 0 && largest <= 4096 * 256, "largest request \(largest) pixels")
+    }
+
+    /// A program may run graphs from Dispatch's own threads, several at once. Every run then waits on
+    /// workers that need threads from the same pool; callers render tiles themselves when no worker
+    /// comes, and every run writes the same pixels as one run alone.
+    @Test func graphsRunConcurrentlyFromDispatchThreads() throws {
+        let text = """
+            version: 1
+            nodes:
+              large: { op: testLarge, size: 384 }
+              soft:  { op: gaussianBlur, input: large, sigma: 3 }
+              norm:  { op: normalize, input: soft }
+              small: { op: resize, input: norm, width: 50 }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        let options = RunOptions(threads: 2, tileSize: 64)
+        let alone = try #require(graph.run(options: options, keeping: ["small"]).outputs["small"])
+        guard case .image(let expected) = alone else { throw ImageError(message: "no image") }
+        let reference = try expected.pixels()
+        let results = Mutex<[Bool]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let same: Bool
+            if case .image(let image)? = try? graph.run(options: options, keeping: ["small"]).outputs["small"] {
+                same = (try? image.pixels()) == reference
+            } else {
+                same = false
+            }
+            results.withLock { $0.append(same) }
+        }
+        #expect(results.withLock { $0 } == Array(repeating: true, count: 6))
     }
 
     @Test func upstreamOrderDoesNotFollowFileOrder() throws {

@@ -17,7 +17,8 @@ enum Fixture {
     static var photo: String { folder + "/photo-4k.tif" }
     static var mask: String { folder + "/mask-4k.tif" }
 
-    static func output(_ name: String) -> String { folder + "/out-\(name).tif" }
+    /// Where a job writes, without the extension.
+    static func output(_ name: String) -> String { folder + "/out-\(name)" }
 
     /// Writes the inputs unless they are already there with the right size.
     static func prepare() throws {

@@ -17,6 +17,8 @@ struct Job {
     var readsMask = false
     /// The node the save reads.
     var saves = "result"
+    /// The saved file's extension: `json` for contours.
+    var format = "tif"
     var threads = RunOptions.cores
 
     func graphText(output: String) -> String {
@@ -24,7 +26,10 @@ struct Job {
         if readsMask { lines.append("  mask: { op: load, path: \(Fixture.mask) }") }
         lines += nodes.split(separator: "\n").map { "  " + $0 }
         // 8-bit always: a node whose output is Float32 (normalize) would otherwise write 4x the bytes.
-        lines.append("  out: { op: save, input: \(saves), path: \(output), depth: 8, compression: none }")
+        lines.append(
+            format == "tif"
+                ? "  out: { op: save, input: \(saves), path: \(output).tif, depth: 8, compression: none }"
+                : "  out: { op: save, input: \(saves), path: \(output).\(format) }")
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -68,6 +73,36 @@ let jobs: [Job] = [
         nodes: "result: { op: gaussianBlur, input: photo, sigma: 20 }", threads: 1),
     Job(name: "resize factor 0.5", ops: ["resize"], nodes: "result: { op: resize, input: photo, factor: 0.5 }"),
     Job(name: "resize factor 2", ops: ["resize"], nodes: "result: { op: resize, input: photo, factor: 2 }"),
+    Job(
+        name: "resize to a 240 px thumbnail", ops: ["resize"],
+        nodes: "result: { op: resize, input: photo, width: 240 }"),
+    // The analysis nodes write a 64x64 heat map or a JSON file: their time is reading the frame and
+    // the analysis.
+    Job(
+        name: "saliency attention", ops: ["saliency"],
+        nodes: "result: { op: saliency, input: photo, kind: attention }"),
+    Job(
+        name: "saliency objectness", ops: ["saliency"],
+        nodes: "result: { op: saliency, input: photo, kind: objectness }"),
+    Job(
+        name: "detectContours (512)", ops: ["detectContours"],
+        nodes: "result: { op: detectContours, input: photo, epsilon: 0.002 }", format: "json"),
+    Job(
+        name: "detectContours (full resolution)", ops: ["detectContours"],
+        nodes: "result: { op: detectContours, input: photo, maximumImageDimension: 3840, epsilon: 0.002 }",
+        format: "json"),
+    Job(
+        name: "detectContours (tutorial sweep)", ops: ["detectContours"],
+        nodes: """
+            result: { op: detectContours, input: photo, contrastPivotSweep: [0.2, 0.7, 0.1], \
+            contrastAdjustmentSweep: [0.5, 3.0, 0.2], iouThreshold: 0.9, epsilon: 0.01 }
+            """, format: "json"),
+    Job(
+        name: "drawContours", ops: ["detectContours", "drawContours"],
+        nodes: """
+            edges: { op: detectContours, input: photo }
+            result: { op: drawContours, contours: edges, input: photo, color: [1, 0, 0, 1], lineWidth: 2 }
+            """),
 ]
 
 /// Frame pixels processed per second of wall time: the same 4K frame for every job, so the figures

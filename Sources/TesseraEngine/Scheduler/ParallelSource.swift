@@ -18,6 +18,8 @@ final class ParallelSource: PixelSource {
     /// Bands below the last one asked for that may render ahead of the reader.
     private let window: Int
     private let state: Mutex<State>
+    /// Set by ``passThrough()``.
+    private let direct = Atomic<Bool>(false)
 
     /// Bands rendered ahead of the writer take at most this much memory: for very wide images memory
     /// matters more than overlap.
@@ -116,7 +118,24 @@ final class ParallelSource: PixelSource {
         var spare: [Storage] = []
     }
 
+    /// After a global node's run: later reads (from the workers rendering an image the node returned,
+    /// which still reads this input) render straight from the input on the asking thread. Waiting there
+    /// for bands that new Dispatch workers would render starves Dispatch's pool, whose threads are the
+    /// ones waiting. The bands kept are dropped.
+    func passThrough() {
+        direct.store(true, ordering: .releasing)
+        state.withLock { state in
+            for band in state.bands.values { band.abandonUnclaimed() }
+            state.bands = [:]
+            state.spare = []
+        }
+    }
+
     func render(into target: inout PixelBuffer) throws {
+        if direct.load(ordering: .acquiring) {
+            try image.render(into: &target)
+            return
+        }
         // Checked on every request, not only per tile: a writer may still be encoding rows long after
         // its last tile rendered, and Ctrl-C must stop it too.
         if monitor.cancellation.isCancelled { throw CancellationError() }
@@ -157,8 +176,29 @@ final class ParallelSource: PixelSource {
                 self.monitor.background.leave()
             }
         }
+        var scratch: PixelBuffer?
         for band in needed {
-            band.done.wait()
+            // Workers start within microseconds. If no tile was taken for a while, the caller is likely
+            // one of Dispatch's own threads (a program running graphs from a queue) and the pool is
+            // full of callers like it: it then renders the band's tiles itself, so the run never stalls.
+            var unclaimed = Int.max
+            var helping = false
+            while helping || band.done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+                let part = state.withLock { state -> Rect? in
+                    let left = band.back - band.front
+                    defer { unclaimed = band.back - band.front }
+                    if state.failure == nil && left > 0 && left == unclaimed { helping = true }
+                    return helping && state.failure == nil ? band.claim(id: 1) : nil
+                }
+                guard let part else {
+                    guard helping else { continue }
+                    band.done.wait()  // the rest is on workers
+                    break
+                }
+                var buffer = scratch ?? PixelBuffer(region: .empty, channels: image.channels)
+                render(part, of: band, using: &buffer)
+                scratch = buffer
+            }
             if let failure = state.withLock({ $0.failure }) { throw failure }
             copy(band, into: &target)
         }
@@ -205,29 +245,32 @@ final class ParallelSource: PixelSource {
         let outerID = worker.id
         worker.id = id
         defer { worker.id = outerID }
-        let channels = image.channels
-        var scratch = PixelBuffer(region: .empty, channels: channels)
-        while let (band, part) = claim(id: id) {
-            do {
-                scratch.reshape(to: part)
-                try image.render(into: &scratch)
-            } catch {
-                state.withLock { fail(error, state: &$0) }
-                band.finish(1)
-                continue
-            }
-            let rowLength = band.region.width * channels
-            let length = part.width * channels
-            scratch.samples.withUnsafeBufferPointer { from in
-                guard let source = from.baseAddress else { return }
-                let origin = band.storage.base + (part.minY - band.region.minY) * rowLength + part.minX * channels
-                for row in 0..<part.height {
-                    (origin + row * rowLength).initialize(from: source + row * length, count: length)
-                }
-            }
-            if countsProgress { monitor.advance(pixels: part.area) }
+        var scratch = PixelBuffer(region: .empty, channels: image.channels)
+        while let (band, part) = claim(id: id) { render(part, of: band, using: &scratch) }
+    }
+
+    /// Renders tile `part` of `band` into the band, through `scratch`; a failure ends the handing out.
+    private func render(_ part: Rect, of band: Band, using scratch: inout PixelBuffer) {
+        do {
+            scratch.reshape(to: part)
+            try image.render(into: &scratch)
+        } catch {
+            state.withLock { fail(error, state: &$0) }
             band.finish(1)
+            return
         }
+        let channels = image.channels
+        let rowLength = band.region.width * channels
+        let length = part.width * channels
+        scratch.samples.withUnsafeBufferPointer { from in
+            guard let source = from.baseAddress else { return }
+            let origin = band.storage.base + (part.minY - band.region.minY) * rowLength + part.minX * channels
+            for row in 0..<part.height {
+                (origin + row * rowLength).initialize(from: source + row * length, count: length)
+            }
+        }
+        if countsProgress { monitor.advance(pixels: part.area) }
+        band.finish(1)
     }
 
     private func copy(_ band: Band, into target: inout PixelBuffer) {
