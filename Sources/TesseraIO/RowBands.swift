@@ -30,26 +30,12 @@ enum RowBands {
         let rowBytes = image.width * fileChannels * (sixteenBit ? 2 : 1)
         var raw = [UInt8](repeating: 0, count: rowBytes * Swift.min(height, image.height))
         var pixels = PixelBuffer(region: .empty, channels: image.channels)
+        let encoder = Samples.encoder(
+            channels: image.channels, fileChannels: fileChannels, depth: sixteenBit ? .uint16 : .uint8)
         for band in image.extent.tiles(width: image.width, height: height) {
-            pixels.reshape(to: band)
-            try image.render(into: &pixels)
-            let rowLength = pixels.rowLength
-            raw.withUnsafeMutableBytes { bytes in
-                pixels.samples.withUnsafeBufferPointer { samples in
-                    guard let base = bytes.baseAddress, let source = samples.baseAddress else { return }
-                    for row in 0..<band.height {
-                        let from = source + row * rowLength
-                        if sixteenBit {
-                            Samples.encode(
-                                from, channels: pixels.channels, count: image.width, fileChannels: fileChannels,
-                                maxValue: 65535, into: (base + row * rowBytes).assumingMemoryBound(to: UInt16.self))
-                        } else {
-                            Samples.encode(
-                                from, channels: pixels.channels, count: image.width, fileChannels: fileChannels,
-                                maxValue: 255, into: (base + row * rowBytes).assumingMemoryBound(to: UInt8.self))
-                        }
-                    }
-                }
+            try raw.withUnsafeMutableBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                try image.encode(band, with: encoder, scratch: &pixels, into: base, rowBytes: rowBytes)
             }
             try raw.withUnsafeBufferPointer { bytes in
                 guard let base = bytes.baseAddress else { return }

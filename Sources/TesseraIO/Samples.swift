@@ -123,3 +123,31 @@ enum Samples {
         }
     }
 }
+
+extension Samples {
+    /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
+    /// samples of `depth` a pixel out (8-bit and 16-bit rounded as ``encode(_:channels:count:fileChannels:maxValue:into:)``).
+    static func encoder(channels: Int, fileChannels: Int, depth: SampleDepth) -> SampleEncoder {
+        let format = "\(depth), \(channels) channels to \(fileChannels)"
+        return switch depth {
+        case .uint8:
+            SampleEncoder(format: format, bytesPerPixel: fileChannels) { from, count, to in
+                encode(
+                    from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 255,
+                    into: to.assumingMemoryBound(to: UInt8.self))
+            }
+        case .uint16:
+            SampleEncoder(format: format, bytesPerPixel: fileChannels * 2) { from, count, to in
+                encode(
+                    from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 65535,
+                    into: to.assumingMemoryBound(to: UInt16.self))
+            }
+        case .float32:
+            SampleEncoder(format: format, bytesPerPixel: fileChannels * 4) { from, count, to in
+                encode(
+                    from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 1,
+                    into: to.assumingMemoryBound(to: Float.self))
+            }
+        }
+    }
+}

@@ -80,41 +80,21 @@ enum TIFFWriter {
 
         let chunkRowBytes = chunkWidth * fileChannels * bytesPerSample
         var raw = [UInt8](repeating: 0, count: chunkRowBytes * chunkHeight)
-        let maxValue: Float = depth == .uint16 ? 65535 : 255
+        let encoder = Samples.encoder(channels: image.channels, fileChannels: fileChannels, depth: depth)
+        let tiled = options.tileSize != nil
         var pixels = PixelBuffer(region: .empty, channels: image.channels)
         for band in image.extent.tiles(width: image.width, height: chunkHeight) {
-            pixels.reshape(to: band)
-            try image.render(into: &pixels)
             for cell in band.tiles(width: chunkWidth, height: chunkHeight) {
-                raw.withUnsafeMutableBytes { bytes in
-                    pixels.samples.withUnsafeBufferPointer { samples in
-                        guard let base = bytes.baseAddress, let source = samples.baseAddress else { return }
-                        if cell.width < chunkWidth || cell.height < chunkHeight {
-                            bytes.initializeMemory(as: UInt8.self, repeating: 0)
-                        }
-                        for row in 0..<cell.height {
-                            let from = source + pixels.index(x: cell.x, y: cell.y + row)
-                            let to = base + row * chunkRowBytes
-                            switch depth {
-                            case .uint8:
-                                Samples.encode(
-                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
-                                    maxValue: maxValue, into: to.assumingMemoryBound(to: UInt8.self))
-                            case .uint16:
-                                Samples.encode(
-                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
-                                    maxValue: maxValue, into: to.assumingMemoryBound(to: UInt16.self))
-                            case .float32:
-                                Samples.encode(
-                                    from, channels: pixels.channels, count: cell.width, fileChannels: fileChannels,
-                                    maxValue: maxValue, into: to.assumingMemoryBound(to: Float.self))
-                            }
-                        }
+                try raw.withUnsafeMutableBytes { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    if cell.width < chunkWidth || cell.height < chunkHeight {
+                        bytes.initializeMemory(as: UInt8.self, repeating: 0)
                     }
+                    try image.encode(cell, with: encoder, scratch: &pixels, into: base, rowBytes: chunkRowBytes)
                 }
-                let size = options.tileSize != nil ? raw.count : chunkRowBytes * cell.height
+                let size = tiled ? raw.count : chunkRowBytes * cell.height
                 let written = raw.withUnsafeMutableBytes { bytes in
-                    options.tileSize != nil
+                    tiled
                         ? TIFFWriteEncodedTile(
                             tif, TIFFComputeTile(tif, UInt32(cell.x), UInt32(cell.y), 0, 0), bytes.baseAddress,
                             tmsize_t(size))

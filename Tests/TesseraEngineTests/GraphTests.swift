@@ -126,6 +126,23 @@ import Testing
         #expect(results.withLock { $0 } == Array(repeating: true, count: 6))
     }
 
+    /// A writer's encoded rows (rendered and encoded by the workers into the bands) hold the same
+    /// samples as the pixels of the same strips read afterwards, on every thread count and tile size.
+    @Test(arguments: [(1, 16), (2, 16), (2, 64)])
+    func encodedRowsAreThePixels(threads: Int, tileSize: Int) throws {
+        let text = """
+            version: 1
+            nodes:
+              large: { op: testLarge, size: 200 }
+              soft:  { op: gaussianBlur, input: large, sigma: 2 }
+              end:   { op: testEncodingSink, input: soft }
+            """
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+        TestEncodingSink.differences.withLock { $0 = -1 }
+        try graph.run(options: RunOptions(threads: threads, tileSize: tileSize))
+        #expect(TestEncodingSink.differences.withLock { $0 } == 0)
+    }
+
     @Test func upstreamOrderDoesNotFollowFileOrder() throws {
         let text = """
             version: 1

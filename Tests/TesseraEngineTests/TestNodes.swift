@@ -146,13 +146,45 @@ struct TestLarge: Node {
     }
 }
 
+/// Reads its input as a writer does (encoded rows, here Float32 copied as they are) and then again as
+/// pixels, strip by strip, and counts the samples where the two differ.
+struct TestEncodingSink: Node {
+    static let info = NodeInfo(
+        op: "testEncodingSink", summary: "Reads an image encoded and as pixels, and compares.", access: .sink,
+        outputs: [], example: "a: { op: testConstant }\nend: { op: testEncodingSink, input: a }")
+
+    static let differences = Mutex(-1)
+
+    @Input(doc: "The image to read.") var input: Image
+
+    func run() throws -> NodeOutputs {
+        let channels = input.channels
+        let copy = SampleEncoder(format: "float32 as is", bytesPerPixel: channels * 4) { from, count, to in
+            to.copyMemory(from: from, byteCount: count * channels * 4)
+        }
+        var scratch = PixelBuffer(region: .empty, channels: channels)
+        var differences = 0
+        for strip in input.extent.tiles(width: input.width, height: 7) {
+            var encoded = [Float](repeating: .nan, count: strip.area * channels)
+            try encoded.withUnsafeMutableBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                try input.encode(strip, with: copy, scratch: &scratch, into: base, rowBytes: strip.width * channels * 4)
+            }
+            let pixels = try input.pixels(in: strip).samples
+            differences += zip(encoded, pixels).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+        }
+        Self.differences.withLock { $0 = differences }
+        return .none
+    }
+}
+
 /// The catalog the engine tests validate against: the built-ins plus the test nodes.
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
-            TestLarge.self,
+            TestLarge.self, TestEncodingSink.self,
         ] {
             try catalog.register(type)
         }

@@ -52,11 +52,64 @@ public protocol PixelSource: Sendable {
     /// Whether this source decodes front to back (PNG, JPEG), so that asking for rows above the last
     /// request starts over: the scheduler then asks for whole rows, top to bottom, and keeps them.
     var prefersSequentialRows: Bool { get }
+
+    /// Writes the pixels of `region` as file samples: `region.height` rows of `region.width *
+    /// encoder.bytesPerPixel` bytes, `rowBytes` apart, from `bytes`. The default renders into `scratch`
+    /// and encodes row by row; the scheduler's sinks encode on the workers, as each tile renders.
+    func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws
+}
+
+/// How a writer stores pixels in its file: `bytesPerPixel` bytes a pixel, made from Float32 samples
+/// (1 or 4 channels a pixel, as the image has) by `encode`, which writes `count` pixels.
+public struct SampleEncoder: Sendable {
+    /// Names the encoding ("uint8, 4 channels to 3"): two encoders with the same format write the same
+    /// bytes.
+    public let format: String
+    public let bytesPerPixel: Int
+    public let encode:
+        @Sendable (_ samples: UnsafePointer<Float>, _ count: Int, _ into: UnsafeMutableRawPointer) -> Void
+
+    public init(
+        format: String, bytesPerPixel: Int,
+        encode:
+            @escaping @Sendable (_ samples: UnsafePointer<Float>, _ count: Int, _ into: UnsafeMutableRawPointer)
+            -> Void
+    ) {
+        self.format = format
+        self.bytesPerPixel = bytesPerPixel
+        self.encode = encode
+    }
 }
 
 extension PixelSource {
     public var preferredTileSize: (width: Int, height: Int)? { nil }
     public var prefersSequentialRows: Bool { false }
+
+    public func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        scratch.reshape(to: region)
+        try render(into: &scratch)
+        scratch.encodeRows(with: encoder, into: bytes, rowBytes: rowBytes)
+    }
+}
+
+extension PixelBuffer {
+    /// Encodes every row of the buffer: row `i` to `bytes + i * rowBytes`.
+    public func encodeRows(with encoder: SampleEncoder, into bytes: UnsafeMutableRawPointer, rowBytes: Int) {
+        let width = region.width
+        let rowLength = self.rowLength
+        samples.withUnsafeBufferPointer { samples in
+            guard let base = samples.baseAddress else { return }
+            for row in 0..<region.height {
+                encoder.encode(base + row * rowLength, width, bytes + row * rowBytes)
+            }
+        }
+    }
 }
 
 /// An image: a size, a layout and a source of pixels, produced region by region on demand.
@@ -118,6 +171,22 @@ public struct Image: Sendable {
 
     /// Renders every pixel.
     public func pixels() throws -> PixelBuffer { try pixels(in: extent) }
+
+    /// Writes `region`'s pixels, which must lie inside ``extent``, as file samples (see
+    /// ``PixelSource/encode(_:with:scratch:into:rowBytes:)``): how writers read. `scratch` must have
+    /// this image's channel count.
+    public func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        guard extent.contains(region), !region.isEmpty else {
+            throw ImageError(message: "region \(region) is not inside the image (\(extent))")
+        }
+        guard scratch.channels == channels else {
+            throw ImageError(message: "a \(scratch.channels)-channel buffer cannot hold a \(channels)-channel image")
+        }
+        try source.encode(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+    }
 }
 
 /// A source over a buffer in memory.

@@ -15,8 +15,6 @@ final class ParallelSource: PixelSource {
     private let countsProgress: Bool
     private let tile: Int
     private let bandCount: Int
-    /// Bands below the last one asked for that may render ahead of the reader.
-    private let window: Int
     private let state: Mutex<State>
     /// Set by ``passThrough()``.
     private let direct = Atomic<Bool>(false)
@@ -32,10 +30,6 @@ final class ParallelSource: PixelSource {
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
-        let bandBytes = Swift.max(1, image.width * tile * image.channels * MemoryLayout<Float>.size)
-        // With one thread, one thread renders: nothing is rendered beside the writer.
-        window =
-            countsProgress && monitor.options.threads > 1 ? Swift.min(2, Self.prefetchLimit / bandBytes) : 0
         state = Mutex(State(freeIDs: Array((1...Swift.max(1, monitor.options.threads)).reversed())))
     }
 
@@ -44,6 +38,9 @@ final class ParallelSource: PixelSource {
         let region: Rect
         let tiles: [Rect]
         let storage: Storage
+        /// How the storage holds pixels: encoded for a writer, or Float32 samples (nil).
+        let encoder: SampleEncoder?
+        let rowBytes: Int
         /// Tiles not handed to workers yet are `tiles[front..<back]`; guarded by the source's state lock.
         var front = 0
         var back: Int
@@ -51,10 +48,12 @@ final class ParallelSource: PixelSource {
         private let unfinished: Atomic<Int>
         let done = DispatchGroup()
 
-        init(region: Rect, tile: Int, storage: Storage) {
+        init(region: Rect, tile: Int, storage: Storage, encoder: SampleEncoder?, rowBytes: Int) {
             self.region = region
             self.tiles = region.gridCells(width: tile, height: tile)
             self.storage = storage
+            self.encoder = encoder
+            self.rowBytes = rowBytes
             back = tiles.count
             unfinished = Atomic(tiles.count)
             done.enter()
@@ -88,16 +87,17 @@ final class ParallelSource: PixelSource {
         }
     }
 
-    /// Samples that workers write disjoint tiles into at once, so not a Swift array. Not zeroed: the
-    /// tiles cover every sample before a band is read, and the workers writing them fault its pages in,
-    /// in parallel, instead of the writer zeroing tens of megabytes before the first tile starts.
+    /// The bytes workers write disjoint tiles into at once, so not a Swift array: Float32 samples, or
+    /// a writer's file samples. Not zeroed: the tiles cover every byte before a band is read, and the
+    /// workers writing them fault its pages in, in parallel, instead of the writer zeroing tens of
+    /// megabytes before the first tile starts.
     private final class Storage: @unchecked Sendable {
-        let base: UnsafeMutablePointer<Float>
+        let base: UnsafeMutableRawPointer
         let capacity: Int
 
         init(capacity: Int) {
             self.capacity = capacity
-            base = .allocate(capacity: capacity)
+            base = .allocate(byteCount: capacity, alignment: 64)
         }
 
         deinit { base.deallocate() }
@@ -116,6 +116,33 @@ final class ParallelSource: PixelSource {
         /// Storage of bands that were read, for the next ones: allocating and faulting in tens of
         /// megabytes per band costs more than a tile.
         var spare: [Storage] = []
+        /// Fixed by the first request: a writer's `encode` has the workers encode tiles as they render
+        /// (its samples are what the bands keep); anything else reads Float32 bands.
+        var mode: Mode?
+        /// Bands below the last one asked for that may render ahead of the reader: a sink's, on
+        /// several threads, as memory allows (file samples take less than Float32 ones).
+        var window = 0
+    }
+
+    private enum Mode {
+        case floats
+        case encoded(SampleEncoder)
+
+        func bytesPerPixel(channels: Int) -> Int {
+            switch self {
+            case .floats: channels * MemoryLayout<Float>.size
+            case .encoded(let encoder): encoder.bytesPerPixel
+            }
+        }
+
+        /// Whether bands made for `self` serve a request in `other`'s kind of sample.
+        func matches(_ other: Self) -> Bool {
+            switch (self, other) {
+            case (.floats, .floats): true
+            case (.encoded(let a), .encoded(let b)): a.format == b.format
+            default: false
+            }
+        }
     }
 
     /// After a global node's run: later reads (from the workers rendering an image the node returned,
@@ -132,15 +159,48 @@ final class ParallelSource: PixelSource {
     }
 
     func render(into target: inout PixelBuffer) throws {
-        if direct.load(ordering: .acquiring) {
+        guard !target.region.isEmpty else { return }
+        guard !direct.load(ordering: .acquiring), let bands = try bands(for: target.region, mode: .floats) else {
+            // After a global node's barrier, or for a writer whose bands hold file samples.
             try image.render(into: &target)
             return
         }
+        for band in bands { copy(band, into: &target) }
+    }
+
+    func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        guard !region.isEmpty else { return }
+        guard !direct.load(ordering: .acquiring), let bands = try bands(for: region, mode: .encoded(encoder)),
+            bands.allSatisfy({ $0.encoder?.format == encoder.format })
+        else {
+            // Bands of Float32 samples (a reader that asked for those first): encoded here.
+            scratch.reshape(to: region)
+            try render(into: &scratch)
+            scratch.encodeRows(with: encoder, into: bytes, rowBytes: rowBytes)
+            return
+        }
+        let length = region.width * encoder.bytesPerPixel
+        for band in bands {
+            let rows = band.region.intersection(region)
+            for y in rows.minY..<rows.maxY {
+                (bytes + (y - region.minY) * rowBytes).copyMemory(
+                    from: band.storage.base + (y - band.region.minY) * band.rowBytes + region.minX
+                        * encoder.bytesPerPixel,
+                    byteCount: length)
+            }
+        }
+    }
+
+    /// The bands `region` touches, rendered (with the ones ahead started), or nil when this source's
+    /// bands hold another kind of sample than `mode` asks for.
+    private func bands(for region: Rect, mode: Mode) throws -> [Band]? {
+        if state.withLock({ $0.mode.map { !$0.matches(mode) } ?? false }) { return nil }
         // Checked on every request, not only per tile: a writer may still be encoding rows long after
         // its last tile rendered, and Ctrl-C must stop it too.
         if monitor.cancellation.isCancelled { throw CancellationError() }
-        let region = target.region
-        guard !region.isEmpty else { return }
         // Time in here (waiting for bands, copying them) is not the reading node's own: a sink's or a
         // global node's --stats time is its encoding or its own work.
         let worker = Worker.current
@@ -150,13 +210,20 @@ final class ParallelSource: PixelSource {
         let lastRow = (region.maxY - 1) / tile
         let (needed, spawn) = try state.withLock { state -> ([Band], [Int]) in
             if let failure = state.failure { throw failure }
+            if state.mode == nil {
+                state.mode = mode
+                // With one thread, one thread renders: nothing is rendered beside the writer.
+                let bandBytes = Swift.max(1, image.width * tile * mode.bytesPerPixel(channels: image.channels))
+                state.window =
+                    countsProgress && monitor.options.threads > 1 ? Swift.min(2, Self.prefetchLimit / bandBytes) : 0
+            }
             // Bands above the request were read: their storage serves the next bands.
             for (row, band) in state.bands where row < firstRow {
                 state.bands[row] = nil
                 band.abandonUnclaimed()
                 if band.isComplete && state.spare.count < 2 { state.spare.append(band.storage) }
             }
-            state.limit = Swift.max(state.limit, Swift.min(bandCount, lastRow + 1 + window))
+            state.limit = Swift.max(state.limit, Swift.min(bandCount, lastRow + 1 + state.window))
             for row in firstRow..<Swift.max(firstRow, state.limit) where state.bands[row] == nil {
                 state.bands[row] = makeBand(row: row, state: &state)
                 state.nextRow = Swift.min(state.nextRow, row)
@@ -200,20 +267,23 @@ final class ParallelSource: PixelSource {
                 scratch = buffer
             }
             if let failure = state.withLock({ $0.failure }) { throw failure }
-            copy(band, into: &target)
         }
+        return needed
     }
 
     private func makeBand(row: Int, state: inout State) -> Band {
         let region = Rect(x: 0, y: row * tile, width: image.width, height: Swift.min(tile, image.height - row * tile))
-        let count = region.area * image.channels
+        var encoder: SampleEncoder?
+        if case .encoded(let writer)? = state.mode { encoder = writer }
+        let rowBytes = image.width * (encoder?.bytesPerPixel ?? image.channels * MemoryLayout<Float>.size)
+        let count = rowBytes * region.height
         let storage: Storage
         if let index = state.spare.lastIndex(where: { $0.capacity >= count }) {
             storage = state.spare.remove(at: index)
         } else {
-            storage = Storage(capacity: image.width * tile * image.channels)
+            storage = Storage(capacity: rowBytes * tile)
         }
-        return Band(region: region, tile: tile, storage: storage)
+        return Band(region: region, tile: tile, storage: storage, encoder: encoder, rowBytes: rowBytes)
     }
 
     /// The next tile to render, or nil when there is none (or the run failed, was cancelled or ended),
@@ -259,14 +329,21 @@ final class ParallelSource: PixelSource {
             band.finish(1)
             return
         }
-        let channels = image.channels
-        let rowLength = band.region.width * channels
-        let length = part.width * channels
-        scratch.samples.withUnsafeBufferPointer { from in
-            guard let source = from.baseAddress else { return }
-            let origin = band.storage.base + (part.minY - band.region.minY) * rowLength + part.minX * channels
-            for row in 0..<part.height {
-                (origin + row * rowLength).initialize(from: source + row * length, count: length)
+        let origin = band.storage.base + (part.minY - band.region.minY) * band.rowBytes
+        if let encoder = band.encoder {
+            scratch.encodeRows(
+                with: encoder, into: origin + part.minX * encoder.bytesPerPixel, rowBytes: band.rowBytes)
+        } else {
+            let channels = image.channels
+            let length = part.width * channels
+            scratch.samples.withUnsafeBufferPointer { from in
+                guard let source = from.baseAddress else { return }
+                let target = (origin + part.minX * channels * MemoryLayout<Float>.size).assumingMemoryBound(
+                    to: Float.self)
+                let rowLength = band.rowBytes / MemoryLayout<Float>.size
+                for row in 0..<part.height {
+                    (target + row * rowLength).initialize(from: source + row * length, count: length)
+                }
             }
         }
         if countsProgress { monitor.advance(pixels: part.area) }
@@ -277,13 +354,14 @@ final class ParallelSource: PixelSource {
         let common = band.region.intersection(target.region)
         guard !common.isEmpty else { return }
         let channels = image.channels
-        let rowLength = band.region.width * channels
+        let rowLength = band.rowBytes / MemoryLayout<Float>.size
         let length = common.width * channels
         let start = target.index(x: common.minX, y: common.minY)
         let targetRow = target.rowLength
-        target.samples.withUnsafeMutableBufferPointer { samples in
-            guard let base = samples.baseAddress else { return }
-            let from = band.storage.base + (common.minY - band.region.minY) * rowLength + common.minX * channels
+        let samples = band.storage.base.assumingMemoryBound(to: Float.self)
+        target.samples.withUnsafeMutableBufferPointer { target in
+            guard let base = target.baseAddress else { return }
+            let from = samples + (common.minY - band.region.minY) * rowLength + common.minX * channels
             for row in 0..<common.height {
                 (base + start + row * targetRow).update(from: from + row * rowLength, count: length)
             }
