@@ -7,8 +7,10 @@ import TesseraCore
 /// 64 PNG rows); a band is kept until a request starts below it.
 ///
 /// Workers take tiles one after another, across band boundaries, so none waits at the end of a band
-/// for the other's last tile. For a sink on several threads they run up to `window` bands ahead of the
-/// writer, as libvips' write-behind: the writer encodes one band while the next ones render.
+/// for the other's last tile. For a sink on several threads they run up to two bands ahead of the
+/// writer, as libvips' write-behind: the writer writes one band while the next ones render. A writer
+/// reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its file's samples,
+/// which the workers encode as each tile renders.
 final class ParallelSource: PixelSource {
     let image: Image
     private let monitor: RunMonitor
