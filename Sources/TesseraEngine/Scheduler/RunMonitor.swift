@@ -237,7 +237,7 @@ final class Worker {
     /// Time spent in nested (upstream) renders during the current measured render.
     var childNanos: UInt64 = 0
 
-    nonisolated(unsafe) private static let key: pthread_key_t = {
+    private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in if let pointer { Unmanaged<Worker>.fromOpaque(pointer).release() } }
         return key
