@@ -160,13 +160,18 @@ public struct Image: Sendable {
     /// Renders the pixels of `buffer.region`, which must lie inside ``extent``, into `buffer`: the
     /// allocation-free form of ``pixels(in:)`` for loops that reuse one buffer.
     public func render(into buffer: inout PixelBuffer) throws {
-        guard extent.contains(buffer.region), !buffer.region.isEmpty else {
-            throw ImageError(message: "region \(buffer.region) is not inside the image (\(extent))")
-        }
-        guard buffer.channels == channels else {
-            throw ImageError(message: "a \(buffer.channels)-channel buffer cannot hold a \(channels)-channel image")
-        }
+        try checkRequest(buffer.region, channels: buffer.channels)
         try source.render(into: &buffer)
+    }
+
+    /// A request must lie inside the image, and its buffer hold the image's channels.
+    private func checkRequest(_ region: Rect, channels bufferChannels: Int) throws {
+        guard extent.contains(region), !region.isEmpty else {
+            throw ImageError(message: "region \(region) is not inside the image (\(extent))")
+        }
+        guard bufferChannels == channels else {
+            throw ImageError(message: "a \(bufferChannels)-channel buffer cannot hold a \(channels)-channel image")
+        }
     }
 
     /// Renders every pixel.
@@ -179,12 +184,7 @@ public struct Image: Sendable {
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
         rowBytes: Int
     ) throws {
-        guard extent.contains(region), !region.isEmpty else {
-            throw ImageError(message: "region \(region) is not inside the image (\(extent))")
-        }
-        guard scratch.channels == channels else {
-            throw ImageError(message: "a \(scratch.channels)-channel buffer cannot hold a \(channels)-channel image")
-        }
+        try checkRequest(region, channels: scratch.channels)
         try source.encode(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
     }
 }

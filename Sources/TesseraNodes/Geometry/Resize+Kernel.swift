@@ -97,6 +97,24 @@ extension Resize {
             stride = 1
         }
 
+        /// The taps as pointers for the filter loops: per output coordinate, the first input coordinate,
+        /// the tap count, and the weights (`stride` apart).
+        @inline(__always)
+        func withTaps(
+            _ body: (_ first: UnsafePointer<Int>, _ count: UnsafePointer<Int>, _ weights: UnsafePointer<Float>) -> Void
+        ) {
+            first.withUnsafeBufferPointer { first in
+                count.withUnsafeBufferPointer { count in
+                    weights.withUnsafeBufferPointer { weights in
+                        guard let first = first.baseAddress, let count = count.baseAddress,
+                            let weights = weights.baseAddress
+                        else { return }
+                        body(first, count, weights)
+                    }
+                }
+            }
+        }
+
         /// The input coordinates output coordinates `range` read. Coordinates outside the output (only
         /// the scheduler's probes ask for those, to size its caches) get what the same filter would
         /// read there, unclamped.
@@ -337,35 +355,29 @@ extension Resize {
             let stride = horizontal.stride
             let width = columns.count
             input.samples.withUnsafeBufferPointer { from in
-                horizontal.first.withUnsafeBufferPointer { first in
-                    horizontal.count.withUnsafeBufferPointer { count in
-                        horizontal.weights.withUnsafeBufferPointer { weights in
-                            guard let from = from.baseAddress, let first = first.baseAddress,
-                                let count = count.baseAddress, let weights = weights.baseAddress
-                            else { return }
-                            let raw = UnsafeRawPointer(from)
-                            let target = UnsafeMutableRawPointer(band)
-                            for (index, y) in rows.enumerated() {
-                                let rowStart = (y &- source.minY) &* inRow &- source.minX &* 4
-                                let targetRow = index &* width &* 16
-                                for i in 0..<width {
-                                    let x = columns.lowerBound &+ i
-                                    let taps = count[x]
-                                    let w = weights + x &* stride
-                                    var offset = (rowStart &+ first[x] &* 4) &* 4
-                                    var sum = SIMD4<Float>()
-                                    var k = 0
-                                    while k < taps {
-                                        var pixel = raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
-                                        if premultiply { pixel *= SIMD4(pixel.w, pixel.w, pixel.w, 1) }
-                                        sum += pixel * w[k]
-                                        offset &+= 16
-                                        k &+= 1
-                                    }
-                                    target.storeBytes(
-                                        of: sum, toByteOffset: targetRow &+ i &* 16, as: SIMD4<Float>.self)
-                                }
+                horizontal.withTaps { first, count, weights in
+                    guard let from = from.baseAddress else { return }
+                    let raw = UnsafeRawPointer(from)
+                    let target = UnsafeMutableRawPointer(band)
+                    for (index, y) in rows.enumerated() {
+                        let rowStart = (y &- source.minY) &* inRow &- source.minX &* 4
+                        let targetRow = index &* width &* 16
+                        for i in 0..<width {
+                            let x = columns.lowerBound &+ i
+                            let taps = count[x]
+                            let w = weights + x &* stride
+                            var offset = (rowStart &+ first[x] &* 4) &* 4
+                            var sum = SIMD4<Float>()
+                            var k = 0
+                            while k < taps {
+                                var pixel = raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                                if premultiply { pixel *= SIMD4(pixel.w, pixel.w, pixel.w, 1) }
+                                sum += pixel * w[k]
+                                offset &+= 16
+                                k &+= 1
                             }
+                            target.storeBytes(
+                                of: sum, toByteOffset: targetRow &+ i &* 16, as: SIMD4<Float>.self)
                         }
                     }
                 }
@@ -381,29 +393,23 @@ extension Resize {
             let stride = horizontal.stride
             let width = columns.count
             input.samples.withUnsafeBufferPointer { from in
-                horizontal.first.withUnsafeBufferPointer { first in
-                    horizontal.count.withUnsafeBufferPointer { count in
-                        horizontal.weights.withUnsafeBufferPointer { weights in
-                            guard let from = from.baseAddress, let first = first.baseAddress,
-                                let count = count.baseAddress, let weights = weights.baseAddress
-                            else { return }
-                            for (index, y) in rows.enumerated() {
-                                let sourceRow = from + ((y &- source.minY) &* inRow &- source.minX)
-                                let targetRow = band + index &* width
-                                for i in 0..<width {
-                                    let x = columns.lowerBound &+ i
-                                    let taps = count[x]
-                                    let w = weights + x &* stride
-                                    let pixels = sourceRow + first[x]
-                                    var sum: Float = 0
-                                    var k = 0
-                                    while k < taps {
-                                        sum += pixels[k] * w[k]
-                                        k &+= 1
-                                    }
-                                    targetRow[i] = sum
-                                }
+                horizontal.withTaps { first, count, weights in
+                    guard let from = from.baseAddress else { return }
+                    for (index, y) in rows.enumerated() {
+                        let sourceRow = from + ((y &- source.minY) &* inRow &- source.minX)
+                        let targetRow = band + index &* width
+                        for i in 0..<width {
+                            let x = columns.lowerBound &+ i
+                            let taps = count[x]
+                            let w = weights + x &* stride
+                            let pixels = sourceRow + first[x]
+                            var sum: Float = 0
+                            var k = 0
+                            while k < taps {
+                                sum += pixels[k] * w[k]
+                                k &+= 1
                             }
+                            targetRow[i] = sum
                         }
                     }
                 }
@@ -417,27 +423,20 @@ extension Resize {
             into target: UnsafeMutablePointer<Float>
         ) {
             let stride = vertical.stride
-            vertical.first.withUnsafeBufferPointer { first in
-                vertical.count.withUnsafeBufferPointer { count in
-                    vertical.weights.withUnsafeBufferPointer { weights in
-                        guard let first = first.baseAddress, let count = count.baseAddress,
-                            let weights = weights.baseAddress
-                        else { return }
-                        for row in 0..<region.height {
-                            let y = region.minY &+ row
-                            let w = weights + y &* stride
-                            let out = target + row &* rowLength
-                            let top = band + (first[y] &- firstRow) &* rowLength
-                            let w0 = w[0]
-                            for i in 0..<rowLength { out[i] = top[i] * w0 }
-                            var k = 1
-                            while k < count[y] {
-                                let line = top + k &* rowLength
-                                let wk = w[k]
-                                for i in 0..<rowLength { out[i] += line[i] * wk }
-                                k &+= 1
-                            }
-                        }
+            vertical.withTaps { first, count, weights in
+                for row in 0..<region.height {
+                    let y = region.minY &+ row
+                    let w = weights + y &* stride
+                    let out = target + row &* rowLength
+                    let top = band + (first[y] &- firstRow) &* rowLength
+                    let w0 = w[0]
+                    for i in 0..<rowLength { out[i] = top[i] * w0 }
+                    var k = 1
+                    while k < count[y] {
+                        let line = top + k &* rowLength
+                        let wk = w[k]
+                        for i in 0..<rowLength { out[i] += line[i] * wk }
+                        k &+= 1
                     }
                 }
             }
