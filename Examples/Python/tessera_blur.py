@@ -5,9 +5,11 @@
 
 LIBRARY is libtessera.so (`make libtessera` puts it in out/lib/). The graph blurs the example photo
 and saves it as OUTPUT.png; SIGMA overrides the blur as `tessera run --set soft.sigma=...` would.
-A mistake (here, a misspelt parameter) comes back as Tessera's own message.
+It also finds the photo's salient objects and prints their boxes, read back as JSON. A mistake
+(here, a misspelt parameter) comes back as Tessera's own message.
 """
 import ctypes
+import json
 import os
 import sys
 
@@ -25,6 +27,8 @@ def load(library):
     lib.tessera_graph_run.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.tessera_graph_outputs.restype = ctypes.c_char_p
     lib.tessera_graph_outputs.argtypes = [ctypes.c_void_p]
+    lib.tessera_graph_value_json.restype = ctypes.c_char_p
+    lib.tessera_graph_value_json.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     lib.tessera_graph_free.argtypes = [ctypes.c_void_p]
     return lib
 
@@ -42,6 +46,7 @@ nodes:
   photo: {{ op: load, path: "{PHOTO}" }}
   soft:  {{ op: gaussianBlur, input: photo, sigma: 2 }}
   out:   {{ op: save, input: soft, path: "{output}" }}
+  heat:  {{ op: saliency, input: photo, kind: objectness }}
 """
     graph = lib.tessera_graph_parse(text.encode(), None)
     if not graph:
@@ -54,6 +59,12 @@ nodes:
         print(f"set soft.sigam: status {status}: {lib.tessera_last_error().decode()}")
         if lib.tessera_graph_run(graph, 0) != 0:
             sys.exit("error: " + lib.tessera_last_error().decode())
+        # Results that are not images come back as JSON (the schemas are in Docs/schemas/).
+        text = lib.tessera_graph_value_json(graph, b"heat.boxes")
+        if text is None:
+            sys.exit("error: " + lib.tessera_last_error().decode())
+        for box in json.loads(text)["boxes"]:
+            print("salient box: x {x} y {y} width {width} height {height} confidence {confidence}".format(**box))
         print("wrote", lib.tessera_graph_outputs(graph).decode())
     finally:
         lib.tessera_graph_free(graph)

@@ -19,6 +19,10 @@ final class GraphHandle {
     var overrides: [ParameterOverride] = []
     var graph: Graph
     var outputs = CString("")
+    /// The last run's report, for its values.
+    var report: RunReport?
+    /// The last JSON handed out, valid until the next call on the graph.
+    var json = CString("")
 
     init(origin: Origin) throws(GraphErrors) {
         self.origin = origin
@@ -116,20 +120,35 @@ public func tesseraGraphSet(_ graph: OpaquePointer?, _ assignment: UnsafePointer
 public func tesseraGraphRun(_ graph: OpaquePointer?, _ threads: Int32) -> Int32 {
     guard let handle = handle(graph) else { return fail("no graph", 1) }
     do {
-        try handle.graph.run(options: RunOptions(threads: threads > 0 ? Int(threads) : RunOptions.cores))
+        handle.report = try handle.graph.run(
+            options: RunOptions(threads: threads > 0 ? Int(threads) : RunOptions.cores, collectsValues: true))
     } catch {
+        handle.report = nil
         return fail(error.description, 1)
     }
-    var written: [String] = []
-    for node in handle.graph.nodes {
-        for parameter in node.declaration.parameters where parameter.type == .path(isOutput: true) {
-            if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source {
-                written.append(path.resolved)
-            }
-        }
-    }
-    handle.outputs = CString(written.joined(separator: "\n"))
+    handle.outputs = CString(handle.graph.writtenFiles.joined(separator: "\n"))
     return 0
+}
+
+@_cdecl("tessera_graph_value_json")
+public func tesseraGraphValueJSON(_ graph: OpaquePointer?, _ output: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let handle = handle(graph), let output else { return fail("no graph or output name", nil) }
+    guard let report = handle.report else { return fail("the graph has not run (tessera_graph_run)", nil) }
+    switch handle.graph.valueJSON(String(cString: output), of: report) {
+    case .success(let json):
+        handle.json = CString(json)
+        return UnsafePointer(handle.json.pointer)
+    case .failure(let error):
+        return fail(error.description, nil)
+    }
+}
+
+@_cdecl("tessera_graph_result_json")
+public func tesseraGraphResultJSON(_ graph: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let handle = handle(graph) else { return fail("no graph", nil) }
+    guard let report = handle.report else { return fail("the graph has not run (tessera_graph_run)", nil) }
+    handle.json = CString(handle.graph.resultJSON(of: report))
+    return UnsafePointer(handle.json.pointer)
 }
 
 @_cdecl("tessera_graph_outputs")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Tessera
 
 struct Convert: ParsableCommand {
@@ -30,12 +31,28 @@ struct Convert: ParsableCommand {
     @Flag(help: "Write a progressive JPEG.")
     var progressive = false
 
+    @Option(
+        help: ArgumentHelp(
+            "JPEG: the color an image with alpha is laid over, as red,green,blue in 0...1 (default white).",
+            valueName: "r,g,b"))
+    var background: String?
+
     @OptionGroup var decoding: DecodeArguments
 
     func validate() throws {
         if let depth, Self.depths[depth] == nil {
             throw ValidationError("--depth must be 8, 16 or float, not '\(depth)'")
         }
+        if let background, Self.color(background) == nil {
+            throw ValidationError("--background must be red,green,blue in 0...1 (as 1,1,1), not '\(background)'")
+        }
+    }
+
+    /// "r,g,b" with each in 0...1.
+    static func color(_ text: String) -> SIMD3<Double>? {
+        let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, parts.allSatisfy({ (0...1).contains($0) }) else { return nil }
+        return SIMD3(parts)
     }
 
     static let depths: [String: SampleDepth] = ["8": .uint8, "16": .uint16, "float": .float32, "32": .float32]
@@ -46,6 +63,7 @@ struct Convert: ParsableCommand {
         options.quality = quality
         options.tileSize = tile
         options.progressive = progressive
+        if let background { options.background = Self.color(background) ?? options.background }
         if let compression {
             let format = try ImageFormat.forWriting(path: output)
             do {

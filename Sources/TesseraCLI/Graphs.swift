@@ -115,6 +115,12 @@ struct Run: ParsableCommand {
     @Flag(help: "Print each node's time, pixels and cache memory to stderr when done.")
     var stats = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Print one JSON object on stdout when done: the files written and the value of every result "
+                + "(an output that is not an image and that no node's input reads), as Docs/schemas/ describe."))
+    var json = false
+
     func validate() throws {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard tileSize >= 16 else { throw ValidationError("--tile-size must be at least 16") }
@@ -129,7 +135,8 @@ struct Run: ParsableCommand {
         var progress: (@Sendable (Double) -> Void)?
         if let bar { progress = { bar.show($0) } }
         let runOptions = RunOptions(
-            threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation)
+            threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
+            collectsValues: json)
         let report: RunReport
         do {
             report = try graph.run(options: runOptions)
@@ -152,14 +159,12 @@ struct Run: ParsableCommand {
             }
         }
         if stats { FileHandle.standardError.write(Data(report.statsTable().utf8)) }
-        if quiet { return }
-        for node in graph.nodes {
-            for parameter in node.declaration.parameters where parameter.type == .path(isOutput: true) {
-                if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source {
-                    print("Wrote \(path.resolved)")
-                }
-            }
+        if json {
+            print(graph.resultJSON(of: report), terminator: "")
+            return
         }
+        if quiet { return }
+        for file in graph.writtenFiles { print("Wrote \(file)") }
     }
 }
 

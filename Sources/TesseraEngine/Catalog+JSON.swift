@@ -85,23 +85,6 @@ enum JSON {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else { return "{}" }
         return String(decoding: data, as: UTF8.self) + "\n"
     }
-
-    /// `text` as the inside of a JSON string literal.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20:
-                result +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
 }
 
 extension NodeDeclaration {

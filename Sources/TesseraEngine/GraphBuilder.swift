@@ -26,7 +26,7 @@ public struct GraphBuilder: Sendable {
             var object = node.settings.mapValues(\.jsonObject)
             object["op"] = node.op
             let body = JSON.text(object).trimmingCharacters(in: .whitespacesAndNewlines)
-            return "    \"\(JSON.escape(node.name))\": " + body.replacingOccurrences(of: "\n", with: "\n    ")
+            return "    \"\(JSONText.escape(node.name))\": " + body.replacingOccurrences(of: "\n", with: "\n    ")
         }
         return "{\n  \"version\": 1,\n  \"nodes\": {\n" + entries.joined(separator: ",\n") + "\n  }\n}\n"
     }

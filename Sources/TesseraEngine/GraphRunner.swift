@@ -23,6 +23,28 @@ extension Graph {
     /// not. A node whose output nothing reads does not run, as in any demand-driven pipeline.
     public var neededNodes: [GraphNode] { neededNodes(keeping: [], supplied: []) }
 
+    /// The outputs that are results rather than intermediate values: every output that is not an image
+    /// and that no node's input reads, as `node.port` (an analysis whose boxes nothing draws). A parameter
+    /// that takes its value from such an output (`rect: {from: heat.boxes}`) uses a setting from it and
+    /// leaves it a result. `tessera run --json` prints these.
+    public var unreadValues: [String] {
+        let read = Set(nodes.flatMap { $0.inputs.values.map { "\($0.node).\($0.port)" } })
+        return nodes.flatMap { node in
+            node.declaration.outputs.filter { $0.type != .image }.map { "\(node.name).\($0.name)" }
+                .filter { !read.contains($0) }
+        }
+    }
+
+    /// The files the graph's nodes write (their output paths, resolved), in running order.
+    public var writtenFiles: [String] {
+        nodes.flatMap { node in
+            node.declaration.parameters.filter { $0.type == .path(isOutput: true) }.compactMap { parameter in
+                if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source { return path.resolved }
+                return nil
+            }
+        }
+    }
+
     /// The nodes a run needs to feed the sinks and the nodes named in `keeping`, when the nodes named
     /// in `supplied` have their values given (so what they read is not needed for them).
     func neededNodes(keeping: Set<String>, supplied: Set<String>) -> [GraphNode] {
@@ -54,7 +76,8 @@ extension Graph {
             throw RunError(
                 location: SourceLocation(file: file), node: name, op: "?", message: "the graph has no node '\(name)'")
         }
-        let nodes = neededNodes(keeping: Set(keeping), supplied: Set(supplied.keys))
+        let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
+        let nodes = neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
         var remainingReaders: [String: Int] = [:]
@@ -64,16 +87,13 @@ extension Graph {
         for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
         let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
-        for node in nodes {
-            if node.declaration.access == .sink {
-                for reference in node.inputs.values {
-                    if case .image(let image)? = values[reference.node + "." + reference.port] {
-                        monitor.expect(pixels: image.extent.area)
-                    }
-                }
-            }
-        }
+        // Progress stages: the nodes that read whole images, and the images kept.
+        let barriers = nodes.filter { supplied[$0.name] == nil && $0.readsWholeImages }
+        let keptImages = nodes.filter { keeping.contains($0.name) }.flatMap(\.declaration.outputs)
+            .filter { $0.type == .image }
+        monitor.planStages(barriers.count + keptImages.count)
         var kept: [String: NodeValue] = [:]
+        var collected: [String: NodeValue] = [:]
         for node in nodes {
             do {
                 if options.cancellation.isCancelled { throw CancellationError() }
@@ -85,26 +105,29 @@ extension Graph {
                                 + (node.declaration.outputs.first?.type.phrase ?? "nothing"))
                     }
                     outputs = [port.name: value]
-                } else if node.declaration.access == .sink || node.declaration.access == .global {
+                } else if node.readsWholeImages {
                     // Their own time (encoding, a global node's work on what it read) is measured here;
                     // waiting for the bands they read is their inputs' time, not theirs.
-                    let read = node.inputs.values.lazy.compactMap { reference -> Rect? in
+                    let read = node.inputs.values.compactMap { reference -> Rect? in
                         guard case .image(let image)? = values[reference.node + "." + reference.port] else {
                             return nil
                         }
                         return image.extent
                     }
+                    monitor.beginStage(pixels: read.reduce(0) { $0 + $1.area })
                     outputs = try monitor.measure(
                         node: node.name, op: node.declaration.op, region: read.first ?? .empty
                     ) {
                         try node.execute(reading: values, monitor: monitor)
                     }
+                    monitor.endStage()
                 } else {
                     outputs = try node.execute(reading: values, monitor: monitor)
                 }
                 for (port, value) in outputs {
                     guard case .image(let image) = value else {
                         values["\(node.name).\(port)"] = value
+                        collected["\(node.name).\(port)"] = value
                         continue
                     }
                     let staged = Self.scheduleStages(
@@ -139,17 +162,19 @@ extension Graph {
         }
         var report = monitor.report(order: nodes.map(\.name))
         report.outputs = kept
+        report.values = collected
         return report
     }
 
     /// `value` with an image rendered in full (by the workers, as a sink reads it), so it outlives the run.
     static func materialize(_ value: NodeValue, monitor: RunMonitor) throws -> NodeValue {
         guard case .image(let image) = value else { return value }
-        monitor.expect(pixels: image.extent.area)
-        let parallel = ParallelSource(image: image, monitor: monitor, countsProgress: true)
+        monitor.beginStage(pixels: image.extent.area)
+        let parallel = ParallelSource(image: image, monitor: monitor, role: .sink)
         let whole = try Image(
             width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: parallel
         ).pixels()
+        monitor.endStage()
         return .image(Image(buffer: whole, layout: image.layout, depth: image.depth))
     }
 
@@ -232,6 +257,9 @@ extension Graph {
 }
 
 extension GraphNode {
+    /// Sinks and global nodes: they read their input images whole, split into tiles for the workers.
+    var readsWholeImages: Bool { declaration.access == .sink || declaration.access == .global }
+
     /// Configures this node from its settings and upstream values, runs it, and names its outputs.
     func execute(reading values: [String: NodeValue], monitor: RunMonitor) throws -> [String: NodeValue] {
         var parameterValues: [String: any ParameterValue] = [:]
@@ -261,9 +289,9 @@ extension GraphNode {
                 throw NodeConfigurationError("\(name): '\(reference.text)' produced no value")
             }
             // Sinks and global nodes read whole images: those reads are split into tiles for the workers.
-            if case .image(let image) = value, declaration.access == .sink || declaration.access == .global {
+            if case .image(let image) = value, readsWholeImages {
                 let parallel = ParallelSource(
-                    image: image, monitor: monitor, countsProgress: declaration.access == .sink)
+                    image: image, monitor: monitor, role: declaration.access == .sink ? .sink : .global)
                 barriers.append(parallel)
                 inputValues[name] = .image(
                     Image(
@@ -274,7 +302,11 @@ extension GraphNode {
             }
         }
         let node = try declaration.instantiate(parameters: parameterValues, inputs: inputValues)
-        if takesUpstream { try node.validate() }
+        if takesUpstream {
+            let context = ValidationContext(
+                inputTypes: inputValues.mapValues(\.type), setParameters: Set(parameters.keys))
+            if let problem = node.validate(in: context).first { throw problem }
+        }
         // Jobs the node hands out (a sweep's settings) run on the run's workers.
         let produced = try Jobs.$current.withValue(.workers(monitor.options.threads)) { try node.run().values }
         // The barrier is passed: an image the node returns may still read its input (normalize's

@@ -131,7 +131,7 @@ struct GraphValidator {
         }
         guard let declaration = catalog.declaration(op: op) else {
             let hint = Suggestion.nearest(to: op, in: catalog.ops).map { "did you mean '\($0)'?" }
-            error(opField.value.location, "unknown op '\(op)'; " + (hint ?? "`tessera nodes` lists them"))
+            error(opField.value.location, "unknown op '\(op)'; " + (hint ?? Self.pluginHint))
             draft.hasErrors = true
             return draft
         }
@@ -157,6 +157,12 @@ struct GraphValidator {
         }
         return draft
     }
+
+    /// What an unknown op that looks like no built-in gets: it may be a plugin's, not loaded.
+    static let pluginHint =
+        "no built-in node or loaded plugin has it. A plugin's nodes load with --plugin PATH (tessera_load_plugin "
+        + "in the C API), from the folders in TESSERA_PLUGIN_PATH, or from the plugins folder beside the tessera "
+        + "executable; `tessera nodes` lists the nodes loaded"
 
     private func unknownKey(_ key: String, node: String, declaration: NodeDeclaration) -> String {
         let names = declaration.inputs.map(\.name) + declaration.parameters.map(\.name)
@@ -420,7 +426,8 @@ struct GraphValidator {
 
     // MARK: The nodes' own checks
 
-    /// Runs each node's `validate()` on its parameters, where they are all known before running.
+    /// Runs each node's `validate(in:)` on its parameters and its inputs' types, where the parameters
+    /// are all known before running, and reports every problem it finds.
     private mutating func checkNodes(_ drafts: inout [Draft]) {
         for draft in drafts where !draft.hasErrors {
             guard let declaration = draft.declaration else { continue }
@@ -430,13 +437,19 @@ struct GraphValidator {
                 values[name] = value
             }
             guard values.count == draft.parameters.count else { continue }  // some come from upstream: at run time
+            var inputTypes: [String: PortType] = [:]
+            for (input, reference) in draft.inputs {
+                inputTypes[input] = drafts.first { $0.name == reference.node }?.declaration?
+                    .output(named: reference.port)?.type
+            }
+            let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))
             do {
                 let node = try declaration.instantiate(parameters: values, inputs: [:])
-                try node.validate()
-            } catch let problem as NodeProblem {
-                error(
-                    draft.valueLocations[problem.parameter] ?? draft.location,
-                    "\(draft.name).\(problem.parameter): \(problem.message)")
+                for problem in node.validate(in: context) {
+                    error(
+                        draft.valueLocations[problem.parameter] ?? draft.location,
+                        "\(draft.name).\(problem.parameter): \(problem.message)")
+                }
             } catch {
                 self.error(draft.location, "\(declaration.op) node '\(draft.name)': \(error)")
             }

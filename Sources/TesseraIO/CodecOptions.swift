@@ -50,6 +50,10 @@ public struct EncodeOptions: Sendable {
     public var tileSize: Int?
     /// Progressive JPEG.
     public var progressive: Bool = false
+    /// JPEG: the color (red, green, blue in 0...1, stored values) that an image with alpha is laid over,
+    /// as viewers show transparency: JPEG has no alpha, and dropping it would show what transparent
+    /// pixels happen to hold (often black).
+    public var background: SIMD3<Double> = [1, 1, 1]
 
     public init() {}
 

@@ -103,7 +103,8 @@ enum JPEGCodec {
         }
     }
 
-    /// Writes 8-bit gray or RGB; alpha is dropped, as JPEG has none.
+    /// Writes 8-bit gray or RGB. JPEG has no alpha: an image with alpha is laid over
+    /// `options.background` (its luminance for gray).
     static func write(_ image: Image, to path: String, options: EncodeOptions) throws {
         let fileChannels = image.layout.isGray ? 1 : 3
         var error = ShimError()
@@ -117,6 +118,7 @@ enum JPEGCodec {
         defer { tsr_jpeg_writer_close(writer) }
         try RowBands.write(
             image, format: "JPEG", fileChannels: fileChannels, sixteenBit: false,
+            background: image.layout.hasAlpha ? SIMD3<Float>(options.background) : nil,
             rows: { tsr_jpeg_write_rows(writer, $0, $1, $2, $3, ShimError.capacity) },
             finish: { tsr_jpeg_writer_finish(writer, $0, ShimError.capacity) })
     }

@@ -127,7 +127,28 @@ enum Samples {
 extension Samples {
     /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
     /// samples of `depth` a pixel out (8-bit and 16-bit rounded as ``encode(_:channels:count:fileChannels:maxValue:into:)``).
-    static func encoder(channels: Int, fileChannels: Int, depth: SampleDepth) -> SampleEncoder {
+    /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
+    /// alpha first, `value * alpha + background * (1 - alpha)` (to 1 channel, over the background's
+    /// Rec. 709 luminance), instead of dropping the alpha.
+    static func encoder(
+        channels: Int, fileChannels: Int, depth: SampleDepth, background: SIMD3<Float>? = nil
+    ) -> SampleEncoder {
+        if let background, channels == 4, fileChannels == 1 || fileChannels == 3, depth != .float32 {
+            let maxValue: Float = depth == .uint8 ? 255 : 65535
+            let format = "\(depth), 4 channels over (\(background.x), \(background.y), \(background.z)) to \(fileChannels)"
+            let bytes = fileChannels * (depth == .uint8 ? 1 : 2)
+            return SampleEncoder(format: format, bytesPerPixel: bytes) { from, count, to in
+                if depth == .uint8 {
+                    flatten(
+                        from, count: count, over: background, fileChannels: fileChannels, maxValue: maxValue,
+                        into: to.assumingMemoryBound(to: UInt8.self))
+                } else {
+                    flatten(
+                        from, count: count, over: background, fileChannels: fileChannels, maxValue: maxValue,
+                        into: to.assumingMemoryBound(to: UInt16.self))
+                }
+            }
+        }
         let format = "\(depth), \(channels) channels to \(fileChannels)"
         return switch depth {
         case .uint8:
@@ -148,6 +169,32 @@ extension Samples {
                     from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 1,
                     into: to.assumingMemoryBound(to: Float.self))
             }
+        }
+    }
+
+    /// `count` RGBA pixels laid over `background` by their alpha (clamped to 0...1), as 3 samples, or as
+    /// 1 (the red, which is the gray of a gray layout, over the background's luminance).
+    @inline(__always)
+    static func flatten<T: FileSample>(
+        _ source: UnsafePointer<Float>, count: Int, over background: SIMD3<Float>, fileChannels: Int,
+        maxValue: Float, into target: UnsafeMutablePointer<T>
+    ) {
+        if fileChannels == 1 {
+            let gray = 0.2126 * background.x + 0.7152 * background.y + 0.0722 * background.z
+            for i in 0..<count {
+                let s = source + 4 &* i
+                let a = Swift.min(Swift.max(s[3], 0), 1)
+                target[i] = T.encode(s[0] * a + gray * (1 - a), maxValue: maxValue)
+            }
+            return
+        }
+        for i in 0..<count {
+            let s = source + 4 &* i
+            let d = target + 3 &* i
+            let a = Swift.min(Swift.max(s[3], 0), 1)
+            d[0] = T.encode(s[0] * a + background.x * (1 - a), maxValue: maxValue)
+            d[1] = T.encode(s[1] * a + background.y * (1 - a), maxValue: maxValue)
+            d[2] = T.encode(s[2] * a + background.z * (1 - a), maxValue: maxValue)
         }
     }
 }

@@ -115,7 +115,8 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
         let output: Image
         do {
             let node = try declaration.instantiate(parameters: values, inputs: connected)
-            try node.validate()
+            let context = ValidationContext(inputTypes: connected.mapValues(\.type), setParameters: Set(values.keys))
+            if let problem = node.validate(in: context).first { throw problem }
             guard case .image(let image)? = try node.run().values.first?.value else {
                 return message.say("the node made no image", code: TESSERA_ERROR_RENDER)
             }

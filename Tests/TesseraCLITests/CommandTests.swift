@@ -128,12 +128,29 @@ import TesseraIO
             let output = folder.appendingPathComponent("red.png").path
             // The library itself is a shared library, but no plugin.
             let run = try CLI.run([output, library.path], binary: URL(fileURLWithPath: program))
+            // The white 3x2 image's contour is its frame, as OpenCV's findContours traces an all-ones mask.
+            let contours = """
+                {"kind": "contours",
+                "imageWidth": 3, "imageHeight": 2, "tracedWidth": 3, "tracedHeight": 2,
+                "contours": [
+                {"parent": -1, "children": [], "isHole": false, "boundingBox": [0,0,3,2], "points": [[0,0],[0,1],[1,1],[2,1],[2,0],[1,0]]}
+                ]
+                }
+                """
             #expect(run.status == 0 && !run.signaled, "\(run.stderr)")
             #expect(
                 run.stdout == """
                     set: 2 --set a.width=0: error: a.width: 0 is out of range: 1...1000000
                     set: 0
+                    before run: null the graph has not run (tessera_graph_run)
                     run: 0 \(output)
+                    value: \(contours)
+                    image: null 'a.output' is an image: save it to a file (JSON holds the other values)
+                    unknown: null detectContours node 'c' has no output 'edges' (its outputs: contours, mask)
+                    result: {"files": ["\(output)"],
+                    "values": {
+                    "c.contours": \(contours)
+                    }}
                     plugin: 1 \(library.path): not a Tessera plugin: it does not export 'tessera_plugin_entry'
                     load: null /nonexistent/g.yaml: error: no such file
 
@@ -174,6 +191,29 @@ import TesseraIO
             let plain = try CLI.run(["run", graph, "-q", "--set", "soft.sigma=2"])
             #expect(plain.status == 0)
             #expect(try Data(contentsOf: folder.appendingPathComponent("cli.png")) != viaPython)
+            // The salient boxes it printed through tessera_graph_value_json are those `tessera run --json`
+            // prints for the same analysis.
+            let printed = python.stdout.split(separator: "\n").filter { $0.hasPrefix("salient box: ") }.map(String.init)
+            #expect(!printed.isEmpty)
+            let saliency = folder.appendingPathComponent("s.yaml").path
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(GraphCommandTests.photo) }
+              heat: { op: saliency, input: photo, kind: objectness }
+            """.write(toFile: saliency, atomically: false, encoding: .utf8)
+            let cli = try CLI.run(["run", saliency, "--json"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            let result = try #require(
+                try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])
+            let values = try #require(result["values"] as? [String: Any])
+            let boxes = try #require((values["heat.boxes"] as? [String: Any])?["boxes"] as? [[String: Any]])
+            #expect(
+                printed
+                    == boxes.map { box in
+                        let fields = ["x", "y", "width", "height", "confidence"].map { "\($0) \(box[$0] ?? "?")" }
+                        return "salient box: " + fields.joined(separator: " ")
+                    })
         }
     }
 }

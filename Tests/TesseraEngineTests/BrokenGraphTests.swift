@@ -13,6 +13,12 @@ struct BrokenGraph: CustomTestStringConvertible, Sendable {
     var testDescription: String { name }
 }
 
+/// What an unknown op that looks like no built-in is told: how plugins load.
+let noPluginHasIt =
+    "no built-in node or loaded plugin has it. A plugin's nodes load with --plugin PATH (tessera_load_plugin in the "
+    + "C API), from the folders in TESSERA_PLUGIN_PATH, or from the plugins folder beside the tessera executable; "
+    + "`tessera nodes` lists the nodes loaded"
+
 let brokenGraphs: [BrokenGraph] = [
     // MARK: Syntax
     BrokenGraph(
@@ -125,7 +131,7 @@ let brokenGraphs: [BrokenGraph] = [
     BrokenGraph(
         name: "unknown op, nothing close", file: "g.json",
         text: #"{"version": 1, "nodes": {"a": {"op": "sharpenEverything"}}}"#,
-        expected: ["g.json:1:38: error: unknown op 'sharpenEverything'; `tessera nodes` lists them"]),
+        expected: ["g.json:1:38: error: unknown op 'sharpenEverything'; " + noPluginHasIt]),
     BrokenGraph(
         name: "unknown parameter, with a suggestion and the valid names",
         text: """
@@ -405,7 +411,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.yaml:3:46: error: photo.maxPixels: 0 is out of range: at least 1",
-            "g.yaml:4:15: error: unknown op 'noSuchOp'; `tessera nodes` lists them",
+            "g.yaml:4:15: error: unknown op 'noSuchOp'; " + noPluginHasIt,
             "g.yaml:5:56: error: out.quality: 0 is out of range: 1...100",
         ]),
 ]

@@ -206,7 +206,9 @@ struct ContourFixture {
         #expect(throws: NodeProblem.self) { try asSVG.run() }
         let withQuality = try declaration.instantiate(
             parameters: ["path": try path("c.svg"), "quality": 50], inputs: ["input": .contours(contours)])
-        #expect(throws: NodeProblem.self) { try withQuality.validate() }
+        let problems = withQuality.validate(
+            in: ValidationContext(inputTypes: ["input": .contours], setParameters: ["path", "quality"]))
+        #expect(problems.map(\.parameter) == ["quality"])
     }
 
     @Test func badSweepsAreProblems() throws {
@@ -364,7 +366,7 @@ extension ContourTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let jsonPath = folder.appendingPathComponent("c.json").path
-        try ContourFile.save(contours, to: jsonPath)
+        try ValueFile.save(.contours(contours), to: jsonPath)
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonPath))) as? [String: Any])
         #expect(object["imageWidth"] as? Int == 160 && object["imageHeight"] as? Int == 128)
@@ -385,7 +387,7 @@ extension ContourTests {
             #expect(item["children"] as? [Int] == contours.contours[index].children)
         }
         let svgPath = folder.appendingPathComponent("c.svg").path
-        try ContourFile.save(contours, to: svgPath)
+        try ValueFile.save(.contours(contours), to: svgPath)
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
         #expect(svg.contains("viewBox=\"0 0 160 128\""))
         #expect(svg.components(separatedBy: "<path").count - 1 == fixture.contours.count)
@@ -395,7 +397,7 @@ extension ContourTests {
         // Only the two files: the temporary ones were renamed.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["c.json", "c.svg"])
         #expect(throws: ImageError.self) {
-            try ContourFile.save(contours, to: folder.appendingPathComponent("c.png").path)
+            try ValueFile.save(.contours(contours), to: folder.appendingPathComponent("c.png").path)
         }
     }
 }

@@ -47,6 +47,17 @@ int tessera_graph_run(tessera_graph *graph, int threads);
 /* The files the last run wrote, one per line ("" before a run). Valid until the next call on `graph`. */
 const char *tessera_graph_outputs(tessera_graph *graph);
 
+/* The value of an output after the last run, as JSON: `output` is "node.output" ("heat.boxes") or
+   "node" for its first output. Boxes, numbers and contours are objects whose "kind" names them, as
+   `save` writes them to .json (schemas in Docs/schemas/). NULL (see tessera_last_error) for an image
+   output, an unknown name, or before a run. Valid until the next call on `graph`. */
+const char *tessera_graph_value_json(tessera_graph *graph, const char *output);
+
+/* What the last run gave, as `tessera run --json` prints it: {"files": [...], "values": {...}}, the
+   values being every output that is not an image and that no node's input reads. NULL before a run.
+   Valid until the next call on `graph`. */
+const char *tessera_graph_result_json(tessera_graph *graph);
+
 void tessera_graph_free(tessera_graph *graph);
 
 /* The message of the calling thread's last failure ("" if none). Valid until its next failure. */

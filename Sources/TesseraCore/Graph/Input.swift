@@ -4,7 +4,7 @@ public struct InputDeclaration: Sendable {
     public var name: String
     public var type: PortType
     /// Every port type the input accepts: ``type`` alone, or more for an input such as `save`'s, which
-    /// writes an image or contours.
+    /// writes any value.
     public var accepted: [PortType]
     /// An optional input may be left unconnected.
     public var isOptional: Bool
@@ -47,20 +47,12 @@ extension InputValue {
     public static var acceptedTypes: [PortType] { [portType] }
 }
 
-/// What `save` writes: an image, or contours (to SVG or JSON). An input of this type accepts either.
-public enum SavableValue: InputValue {
-    case image(Image)
-    case contours(Contours)
-
+/// Any value: an input of this type (as `save`'s) accepts every port type, and the node looks at which
+/// it got.
+extension NodeValue: InputValue {
     public static var portType: PortType { .image }
-    public static var acceptedTypes: [PortType] { [.image, .contours] }
-    public static func from(_ value: NodeValue?) -> SavableValue? {
-        switch value {
-        case .image(let image)?: .image(image)
-        case .contours(let contours)?: .contours(contours)
-        default: nil
-        }
-    }
+    public static var acceptedTypes: [PortType] { PortType.allCases }
+    public static func from(_ value: NodeValue?) -> NodeValue? { value }
 }
 
 extension Image: InputValue {

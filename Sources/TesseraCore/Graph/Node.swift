@@ -68,19 +68,46 @@ public protocol Node: ConfiguredNode, Decodable {
 /// A node with its parameters set and inputs connected: what the engine validates and runs. Every
 /// ``Node`` is one; so is a node from a plugin, which the engine configures without a Swift type.
 public protocol ConfiguredNode: Sendable {
-    /// Checks parameters against each other (a save path's format and its options). Inputs are not
-    /// connected yet. Throw ``NodeProblem`` naming the parameter at fault.
+    /// Checks parameters against each other (a resize's width and factor). Inputs are not connected
+    /// yet. Throw ``NodeProblem`` naming the parameter at fault. A node with one such check writes this.
     func validate() throws(NodeProblem)
+    /// Every problem found without pixels, from the parameters and what ``ValidationContext`` knows of
+    /// the inputs (their types) and of the graph (which parameters it sets): `save` of an image to
+    /// `.json`, or `quality` given for a format that takes none. By default, ``validate()``'s problem.
+    func validate(in context: ValidationContext) -> [NodeProblem]
     /// Computes the outputs from the inputs and parameters.
     func run() throws -> NodeOutputs
 }
 
 extension ConfiguredNode {
     public func validate() throws(NodeProblem) {}
+
+    public func validate(in context: ValidationContext) -> [NodeProblem] {
+        do {
+            try validate()
+            return []
+        } catch {
+            return [error]
+        }
+    }
+}
+
+/// What is known of a node before it runs, besides its parameters' values.
+public struct ValidationContext: Sendable {
+    /// The type of value each connected input carries, by input name (an input that takes several
+    /// types, as `save`'s, gets one of them).
+    public var inputTypes: [String: PortType]
+    /// The parameters the graph (or `--set`) gives a value, by name; the others have their defaults.
+    public var setParameters: Set<String>
+
+    public init(inputTypes: [String: PortType] = [:], setParameters: Set<String> = []) {
+        self.inputTypes = inputTypes
+        self.setParameters = setParameters
+    }
 }
 
 /// A problem with a node's parameters, found by ``Node/validate()``.
-public struct NodeProblem: Error, Sendable {
+public struct NodeProblem: Error, Sendable, Equatable {
     /// The parameter whose position the message points at.
     public var parameter: String
     public var message: String

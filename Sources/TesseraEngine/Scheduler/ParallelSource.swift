@@ -14,7 +14,7 @@ import TesseraCore
 final class ParallelSource: PixelSource {
     let image: Image
     private let monitor: RunMonitor
-    private let countsProgress: Bool
+    private let role: Role
     private let tile: Int
     private let bandCount: Int
     private let state: Mutex<State>
@@ -25,10 +25,16 @@ final class ParallelSource: PixelSource {
     /// matters more than overlap.
     static let prefetchLimit = 64 << 20
 
-    init(image: Image, monitor: RunMonitor, countsProgress: Bool) {
+    /// Who reads: a writer gets bands rendered ahead of it; both count towards the run's progress.
+    enum Role {
+        case sink
+        case global
+    }
+
+    init(image: Image, monitor: RunMonitor, role: Role) {
         self.image = image
         self.monitor = monitor
-        self.countsProgress = countsProgress
+        self.role = role
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
@@ -217,7 +223,7 @@ final class ParallelSource: PixelSource {
                 // With one thread, one thread renders: nothing is rendered beside the writer.
                 let bandBytes = Swift.max(1, image.width * tile * mode.bytesPerPixel(channels: image.channels))
                 state.window =
-                    countsProgress && monitor.options.threads > 1 ? Swift.min(2, Self.prefetchLimit / bandBytes) : 0
+                    role == .sink && monitor.options.threads > 1 ? Swift.min(2, Self.prefetchLimit / bandBytes) : 0
             }
             // Bands above the request were read: their storage serves the next bands.
             for (row, band) in state.bands where row < firstRow {
@@ -348,7 +354,7 @@ final class ParallelSource: PixelSource {
                 }
             }
         }
-        if countsProgress { monitor.advance(pixels: part.area) }
+        monitor.advance(pixels: part.area)
         band.finish(1)
     }
 

@@ -18,13 +18,18 @@ public struct RunOptions: Sendable {
     public var progress: (@Sendable (Double) -> Void)?
     /// Set it to stop a run from another thread (a signal handler, a user interface).
     public var cancellation: Cancellation
+    /// Also run the nodes whose results nothing reads (``Graph/unreadValues``: an analysis whose boxes
+    /// nothing draws), so that ``RunReport/values`` holds them; otherwise such nodes do not run.
+    public var collectsValues: Bool
 
     public static let defaultTileSize = 256
 
     public init(
         threads: Int = RunOptions.cores, tileSize: Int = RunOptions.defaultTileSize, tracing: Bool = false,
-        progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation()
+        progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation(),
+        collectsValues: Bool = false
     ) {
+        self.collectsValues = collectsValues
         self.threads = Swift.max(1, threads)
         self.tileSize = Swift.max(16, tileSize)
         self.tracing = tracing
@@ -81,8 +86,7 @@ final class RunMonitor: Sendable {
     let start = DispatchTime.now().uptimeNanoseconds
     private let stats = Mutex<[String: NodeStats]>([:])
     private let spans = Mutex<[TraceSpan]>([])
-    private let done = Atomic<Int>(0)
-    private let total = Atomic<Int>(0)
+    private let progress = Mutex(Progress())
     private let finished = Atomic<Bool>(false)
     /// Work started ahead of need (a sink's next band); the run waits for it before returning.
     let background = DispatchGroup()
@@ -99,14 +103,50 @@ final class RunMonitor: Sendable {
 
     var cancellation: Cancellation { options.cancellation }
 
-    /// Adds the pixels the sinks will write, for the progress fraction.
-    func expect(pixels: Int) { total.add(pixels, ordering: .relaxed) }
+    /// How far a run is: its stages (the nodes that read whole images, sinks and global nodes, and the
+    /// outputs it keeps) count equally, each from 0 to 1 by the pixels it has read of those it reads.
+    private struct Progress {
+        var stages = 1
+        var completed = 0
+        var total = 0
+        var done = 0
 
+        var fraction: Double {
+            let current = total > 0 ? Swift.min(1, Double(done) / Double(total)) : 0
+            return Swift.min(1, (Double(completed) + current) / Double(Swift.max(stages, 1)))
+        }
+    }
+
+    /// Sets how many stages the run has, before the first begins.
+    func planStages(_ count: Int) { progress.withLock { $0.stages = Swift.max(1, count) } }
+
+    /// A stage starts that will read `pixels` (its inputs' pixels, all read once).
+    func beginStage(pixels: Int) {
+        progress.withLock {
+            $0.total = pixels
+            $0.done = 0
+        }
+    }
+
+    /// The stage is over, however much of its input it read.
+    func endStage() {
+        let fraction = progress.withLock { state -> Double in
+            state.completed += 1
+            state.total = 0
+            state.done = 0
+            return state.fraction
+        }
+        options.progress?(fraction)
+    }
+
+    /// The current stage read `pixels` more.
     func advance(pixels: Int) {
-        guard let progress = options.progress else { return }
-        let now = done.add(pixels, ordering: .relaxed).newValue
-        let total = total.load(ordering: .relaxed)
-        if total > 0 { progress(Swift.min(1, Double(now) / Double(total))) }
+        guard let report = options.progress else { return }
+        let fraction = progress.withLock { state -> Double in
+            state.done += pixels
+            return state.fraction
+        }
+        report(fraction)
     }
 
     /// Times `body` as node `node`'s rendering of `region`, excluding the time spent in the nodes it
@@ -170,6 +210,9 @@ public struct RunReport: Sendable {
     /// The outputs of the nodes a run was asked to keep, by `node.port`, and the first output also by
     /// `node`; images rendered in full.
     public var outputs: [String: NodeValue] = [:]
+    /// Every value that is not an image (boxes, numbers, contours) made by the nodes that ran, by
+    /// `node.port`.
+    public var values: [String: NodeValue] = [:]
 
     /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
     /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
@@ -185,7 +228,7 @@ public struct RunReport: Sendable {
             let start = Double(span.start) / 1000
             let duration = Double(span.duration) / 1000
             events.append(
-                #"{"name":"\#(JSON.escape(span.node))","cat":"\#(span.op)","ph":"X","pid":1,"tid":\#(span.worker),"#
+                #"{"name":"\#(JSONText.escape(span.node))","cat":"\#(span.op)","ph":"X","pid":1,"tid":\#(span.worker),"#
                     + #""ts":\#(start),"dur":\#(duration),"args":{"region":"\#(span.region)","pixels":\#(span.region.area)}}"#
             )
         }

@@ -1,19 +1,25 @@
+import Foundation
 import TesseraCore
 import TesseraIO
 
-/// `save`: writes an image file, with the same options as `tessera convert`, or contours as SVG or JSON
-/// (``ContourFile``; the JSON is described in the README).
+/// `save`: writes an image file, with the same options as `tessera convert`, or any other value as JSON
+/// (contours also as SVG), through ``ValueFile``; each value kind's JSON has a schema in `Docs/schemas/`.
+///
+/// Which options a file takes depends on its format, and the format on the path's extension and on what
+/// the input carries; `tessera validate` checks all of it, with no pixels, and reports every problem.
 struct Save: Node {
     static let info = NodeInfo(
         op: "save",
         summary:
-            "Writes an image as PNG, TIFF or JPEG, or contours as SVG or JSON (the path's extension names the "
-            + "format), atomically.",
+            "Writes an image as PNG, TIFF or JPEG, or any other value (boxes, numbers, contours) as JSON, "
+            + "contours also as SVG (the path's extension names the format), atomically.",
         access: .sink,
         outputs: [],
         example: """
             photo: { op: load, path: photo.png }
             archive: { op: save, input: photo, path: photo.tif, depth: 16, compression: deflate, tile: 256 }
+            heat: { op: saliency, input: photo }
+            boxes: { op: save, input: heat.boxes, path: boxes.json }
             edges: { op: detectContours, input: photo }
             drawing: { op: save, input: edges, path: edges.svg, strokeWidth: 2, colorByDepth: true }
             """)
@@ -31,12 +37,12 @@ struct Save: Node {
         case level5 = "5", level6 = "6", level7 = "7", level8 = "8", level9 = "9"
     }
 
-    @Input(doc: "The image to write, or contours (to .svg or .json).")
-    var input: SavableValue
+    @Input(doc: "The image to write, or any other value (to .json; contours also to .svg).")
+    var input: NodeValue
 
     @Parameter(
-        doc: "The file to write: .png, .tif, .tiff, .jpg or .jpeg for images, .svg or .json for contours; "
-            + "relative to the graph file's folder.")
+        doc: "The file to write: .png, .tif, .tiff, .jpg or .jpeg for images, .json for other values, .svg for "
+            + "contours; relative to the graph file's folder.")
     var path: OutputPath
 
     @Parameter(doc: "Sample depth: 8, 16 or float (TIFF only); auto keeps the input's, as far as the format allows.")
@@ -56,6 +62,12 @@ struct Save: Node {
     @Parameter(doc: "Write a progressive JPEG.")
     var progressive = false
 
+    @Parameter(
+        doc: "JPEG: the color transparent pixels are laid over (red, green, blue in 0...1), as viewers show "
+            + "transparency; JPEG has no alpha. PNG and TIFF keep alpha.",
+        range: 0...1)
+    var background = [1.0, 1, 1]
+
     @Parameter(doc: "SVG: the contours' stroke color, red, green, blue and alpha in 0...1.", range: 0...1)
     var stroke = [0.0, 0, 0, 1]
 
@@ -65,53 +77,85 @@ struct Save: Node {
     @Parameter(doc: "SVG: color each contour by its depth in the hierarchy (a fixed palette) instead of stroke.")
     var colorByDepth = false
 
-    func validate() throws(NodeProblem) {
-        if ContourFile.Format(path: path.resolved) != nil {
-            let imageOptions = [
-                ("depth", depth != .auto), ("quality", quality != EncodeOptions().quality),
-                ("compression", compression != .auto), ("tile", tile != 0), ("progressive", progressive),
-            ]
-            if let (name, _) = imageOptions.first(where: \.1) {
-                throw NodeProblem(parameter: name, "is an image option; contours (.svg, .json) do not take it")
-            }
-            return
+    /// The formats each option applies to, by the path's extension (as ``Save/format(of:)`` names them).
+    static let optionFormats: [String: Set<String>] = [
+        "depth": ["png", "tiff", "jpeg"], "quality": ["jpeg", "tiff"], "compression": ["png", "tiff"],
+        "tile": ["tiff"], "progressive": ["jpeg"], "background": ["jpeg"],
+        "stroke": ["svg"], "strokeWidth": ["svg"], "colorByDepth": ["svg"],
+    ]
+
+    /// What the file at `path` is, for ``optionFormats``: an image format's name, `json` or `svg`, or nil.
+    static func format(of path: String) -> String? {
+        if let image = try? ImageFormat.forWriting(path: path) { return image.rawValue }
+        return ValueFile.Format(path: path)?.rawValue
+    }
+
+    func validate(in context: ValidationContext) -> [NodeProblem] {
+        // Unconnected (a node checked on its own), the input's type is unknown: the path decides.
+        if let problem = pathProblem(for: context.inputTypes["input"]) { return [problem] }
+        guard let format = Self.format(of: path.resolved) else {
+            return [NodeProblem(parameter: "path", "cannot tell the format from the name: use .png, .tif, .jpg, .json or .svg")]
         }
-        _ = try encoding(imageDepth: nil)
+        let written = (path.resolved as NSString).pathExtension.lowercased()
+        var problems: [NodeProblem] = []
+        for name in context.setParameters.sorted() {
+            guard let formats = Self.optionFormats[name], !formats.contains(format) else { continue }
+            let takes = formats.sorted().map { $0.uppercased() }.joined(separator: " and ")
+            problems.append(NodeProblem(parameter: name, "for \(takes) files only; .\(written) files do not take it"))
+        }
+        if ValueFile.Format(rawValue: format) == nil { problems += encoder(imageDepth: nil).problems }
+        return problems
     }
 
     func run() throws -> NodeOutputs {
-        let format = ContourFile.Format(path: path.resolved)
+        if let problem = pathProblem(for: input.type) { throw problem }
         switch input {
         case .image(let image):
-            guard format == nil else {
-                throw NodeProblem(
-                    parameter: "path",
-                    "an image cannot be written as .\(format?.rawValue ?? ""); use .png, .tif or .jpg")
-            }
             let options = try encoding(imageDepth: image.depth)
             try ImageFile.save(image, to: path.resolved, options: options)
-        case .contours(let contours):
-            guard format != nil else {
-                throw NodeProblem(parameter: "path", "contours are written as .svg or .json")
-            }
-            var style = ContourFile.Style()
+        default:
+            var style = ValueFile.Style()
             style.stroke = SIMD4(stroke)
             style.strokeWidth = strokeWidth
             style.colorByDepth = colorByDepth
-            try ContourFile.save(contours, to: path.resolved, style: style)
+            try ValueFile.save(input, to: path.resolved, style: style)
         }
         return .none
     }
 
-    /// The format and encoder options the parameters ask for, or the first problem with them.
-    private func encoding(imageDepth: SampleDepth?) throws(NodeProblem) -> EncodeOptions {
-        let format: ImageFormat
-        do {
-            format = try ImageFormat.forWriting(path: path.resolved)
-        } catch {
-            throw NodeProblem(parameter: "path", (error as? ImageError)?.message ?? "\(error)")
+    /// Why a value of `type` cannot be written to ``path``, or nil; with no type, any file the path names
+    /// will do.
+    private func pathProblem(for type: PortType?) -> NodeProblem? {
+        guard let type else { return nil }
+        let file = path.resolved
+        guard type == .image else {
+            return ValueFile.problem(writing: type, to: file).map { NodeProblem(parameter: "path", $0) }
         }
+        if let value = ValueFile.Format(path: file) {
+            return NodeProblem(parameter: "path", "an image cannot be written as .\(value.rawValue); use .png, .tif or .jpg")
+        }
+        do {
+            _ = try ImageFormat.forWriting(path: file)
+            return nil
+        } catch {
+            return NodeProblem(parameter: "path", (error as? ImageError)?.message ?? "\(error)")
+        }
+    }
+
+    /// The encoder options the parameters ask for, or the first problem with them.
+    private func encoding(imageDepth: SampleDepth?) throws(NodeProblem) -> EncodeOptions {
+        let (options, problems) = encoder(imageDepth: imageDepth)
+        if let problem = problems.first { throw problem }
+        return options
+    }
+
+    /// The encoder options for an image file, and every problem with them.
+    private func encoder(imageDepth: SampleDepth?) -> (options: EncodeOptions, problems: [NodeProblem]) {
         var options = EncodeOptions()
+        guard let format = try? ImageFormat.forWriting(path: path.resolved) else {
+            return (options, [NodeProblem(parameter: "path", "not an image file")])
+        }
+        var problems: [NodeProblem] = []
         switch depth {
         case .auto: options.depth = nil
         case .eight: options.depth = .uint8
@@ -121,19 +165,20 @@ struct Save: Node {
         options.quality = quality
         options.tileSize = tile == 0 ? nil : tile
         options.progressive = progressive
+        options.background = SIMD3(background)
         if compression != .auto {
             do {
                 try options.setCompression(compression.rawValue, for: format)
             } catch {
-                throw NodeProblem(parameter: "compression", (error as? ImageError)?.message ?? "\(error)")
+                problems.append(NodeProblem(parameter: "compression", (error as? ImageError)?.message ?? "\(error)"))
             }
         }
-        if let problem = options.problems(for: format, imageDepth: imageDepth).first {
-            let names: [EncodeOptions.Option: String] = [
-                .depth: "depth", .quality: "quality", .tileSize: "tile", .compression: "compression",
-            ]
-            throw NodeProblem(parameter: names[problem.option] ?? "path", problem.message)
+        let names: [EncodeOptions.Option: String] = [
+            .depth: "depth", .quality: "quality", .tileSize: "tile", .compression: "compression",
+        ]
+        for problem in options.problems(for: format, imageDepth: imageDepth) {
+            problems.append(NodeProblem(parameter: names[problem.option] ?? "path", problem.message))
         }
-        return options
+        return (options, problems)
     }
 }

@@ -9,7 +9,9 @@ int main(int argc, char **argv) {
     char text[512];
     snprintf(text, sizeof text,
              "version: 1\nnodes:\n  a: { op: constant, width: 8, height: 4, color: [1, 0, 0, 1] }\n"
-             "  o: { op: save, input: a, path: \"%s\" }\n",
+             "  o: { op: save, input: a, path: \"%s\" }\n"
+             "  w: { op: constant, width: 3, height: 2, color: [1, 1, 1, 1] }\n"
+             "  c: { op: detectContours, input: w, detectsDarkOnLight: false }\n",
              argv[1]);
     tessera_graph *graph = tessera_graph_parse(text, NULL);
     if (!graph) {
@@ -20,8 +22,16 @@ int main(int argc, char **argv) {
     printf("set: %d %s\n", status, tessera_last_error());
     status = tessera_graph_set(graph, "a.width=6");
     printf("set: %d\n", status);
+    const char *early = tessera_graph_value_json(graph, "c.contours");
+    printf("before run: %s %s\n", early ? early : "null", tessera_last_error());
     status = tessera_graph_run(graph, 2);
     printf("run: %d %s\n", status, tessera_graph_outputs(graph));
+    printf("value: %s", tessera_graph_value_json(graph, "c.contours"));
+    const char *image = tessera_graph_value_json(graph, "a");
+    printf("image: %s %s\n", image ? image : "null", tessera_last_error());
+    const char *unknown = tessera_graph_value_json(graph, "c.edges");
+    printf("unknown: %s %s\n", unknown ? unknown : "null", tessera_last_error());
+    printf("result: %s", tessera_graph_result_json(graph));
     status = tessera_load_plugin(argv[2]);
     printf("plugin: %d %s\n", status, tessera_last_error());
     tessera_graph_free(graph);
