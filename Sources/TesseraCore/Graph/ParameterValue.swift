@@ -139,8 +139,20 @@ extension Int: ParameterValue {
 extension Bool: ParameterValue {
     public static var parameterType: ParameterType { .boolean }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
-        guard case .bool(let value) = literal else { throw expected("true or false", found: literal) }
-        self = value
+        switch literal {
+        case .bool(let value):
+            self = value
+        case .string(let text) where ["yes", "no", "on", "off", "y", "n"].contains(text.lowercased()):
+            // YAML 1.1 read these as booleans; YAML 1.2, which graphs follow, reads them as strings.
+            let fix = ["yes", "on", "y"].contains(text.lowercased()) ? "true" : "false"
+            throw ParameterProblem(
+                "expected true or false, found the string '\(text)' (YAML 1.2 reads \(text) as a string; write \(fix))")
+        case .string(let text) where ["true", "false"].contains(text.lowercased()):
+            throw ParameterProblem(
+                "expected true or false, found the string '\(text)' (write \(text.lowercased()) without quotes)")
+        default:
+            throw expected("true or false", found: literal)
+        }
     }
     public var literal: Literal { .bool(self) }
 }
