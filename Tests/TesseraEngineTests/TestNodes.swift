@@ -93,11 +93,12 @@ struct TestConstant: Node {
 struct TestScalars: Node {
     static let info = NodeInfo(
         op: "testScalars", summary: "Takes a parameter of each scalar type.", access: .source,
-        outputs: [.init("output", .image, doc: "A gray pixel.")], example: "s: { op: testScalars, count: 017 }")
+        outputs: [.init("output", .image, doc: "A gray pixel.")], example: "s: { op: testScalars, ratio: 4:3 }")
 
     @Parameter(doc: "A number.") var number = 0.0
     @Parameter(doc: "An integer.") var count = 0
     @Parameter(doc: "A boolean.") var flag = false
+    @Parameter(doc: "A ratio.", range: 0.001...1000) var ratio: Ratio? = nil
 
     func run() throws -> NodeOutputs {
         NodeOutputs(

@@ -65,7 +65,7 @@ func same(_ a: Literal?, _ b: Literal?) -> Bool {
 /// A parameter value as a graph file and `--set` write it, and what the graph makes of it.
 struct ScalarParameter: CustomTestStringConvertible, Sendable {
     enum Outcome: Sendable, Equatable {
-        /// The parameter's value, as its literal.
+        /// The parameter's value, as its literal (a ratio written 4:3 is "4:3", one written 1.333 the number).
         case value(Literal)
         /// The message after "error: ".
         case error(String)
@@ -91,6 +91,41 @@ struct ScalarParameter: CustomTestStringConvertible, Sendable {
 }
 
 let scalarParameters: [ScalarParameter] = [
+    // Ratios: W:H, quoted or not, or a number; both terms above 0; the range applies to the value.
+    ScalarParameter("ratio", "4:3", .value("4:3")),
+    ScalarParameter("ratio", "16:9", .value("16:9")),
+    ScalarParameter("ratio", "3:4", .value("3:4")),
+    ScalarParameter("ratio", "\"4:3\"", .value("4:3")),
+    ScalarParameter("ratio", "1.85:1", .value("1.85:1")),
+    ScalarParameter("ratio", "1.333", .value(.number(1.333))),
+    ScalarParameter("ratio", "2", .value(.number(2))),
+    ScalarParameter("ratio", "0:3", .error("s.ratio: the ratio 0:3 needs a width and a height above 0")),
+    ScalarParameter("ratio", "4:0", .error("s.ratio: the ratio 4:0 needs a width and a height above 0")),
+    ScalarParameter("ratio", "-4:3", .error("s.ratio: the ratio -4:3 needs a width and a height above 0")),
+    ScalarParameter(
+        "ratio", "\"4:\"", .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a string '4:'")),
+    ScalarParameter(
+        "ratio", "4:",
+        .error(
+            "invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3, column 6)"),
+        set: .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a string '4:'"), at: "g.yaml:3:33"),
+    ScalarParameter(
+        "ratio", "abc", .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a string 'abc'")),
+    ScalarParameter(
+        "ratio", "4:3:2", .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a string '4:3:2'")),
+    ScalarParameter("ratio", "-1.5", .error("s.ratio: a ratio must be above 0, found -1.5")),
+    ScalarParameter("ratio", "0", .error("s.ratio: a ratio must be above 0, found 0")),
+    ScalarParameter("ratio", "2000:1", .error("s.ratio: 2000 is out of range: 0.001...1000")),
+    ScalarParameter("ratio", "1:2000", .error("s.ratio: 0.0005 is out of range: 0.001...1000")),
+    ScalarParameter(
+        "ratio", ".inf", .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a number (.inf)")),
+    ScalarParameter(
+        "ratio", "true", .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a boolean (true)")),
+    ScalarParameter("ratio", "~", .value(nil)),
+    ScalarParameter(
+        "ratio", "", .value(nil),
+        set: .error("s.ratio: expected a ratio W:H (as 4:3) or a number, found a string ''")),
+
     // Booleans: YAML 1.1's yes/no/on/off are strings now, refused with the fix.
     ScalarParameter(
         "flag", "yes",
@@ -197,6 +232,34 @@ let scalarParameters: [ScalarParameter] = [
             return
         }
         #expect(value.literal == expected)
+    }
+
+    /// The first user's sharp edge: `aspectRatio: 4:3` read as 243 gave a sliver. Now a 100x30 rectangle
+    /// grows to 100x75 around its center, from the file and from `--set`.
+    @Test(arguments: [false, true])
+    func aspectRatioFourToThreeCrops(fromSet: Bool) throws {
+        let ratio = fromSet ? "1" : "4:3"
+        let text = """
+            version: 1
+            nodes:
+              c: { op: constant, width: 400, height: 300, color: [1, 0, 0, 1] }
+              k: { op: crop, input: c, rect: [100, 100, 100, 30], aspectRatio: \(ratio) }
+            """
+        let overrides = fromSet ? [try ParameterOverride(parsing: "k.aspectRatio=4:3")] : []
+        let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog, overrides: overrides)
+        let output = try #require(try graph.run(keeping: ["k"]).outputs["k"])
+        guard case .image(let image) = output else {
+            Issue.record("not an image")
+            return
+        }
+        #expect(image.width == 100 && image.height == 75, "\(image.width)x\(image.height)")
+        let crop = try #require(graph.node(named: "k"))
+        guard case .value(let ratio as Ratio?)? = crop.parameters["aspectRatio"]?.source else {
+            Issue.record("no ratio")
+            return
+        }
+        #expect(ratio == .terms(width: 4, height: 3))
+        #expect(ratio?.value == 4.0 / 3)
     }
 
     /// A boolean parameter of a built-in node given `yes` says what to write instead.
