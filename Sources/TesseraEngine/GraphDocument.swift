@@ -3,7 +3,7 @@ import Yams
 
 /// A graph file's YAML (or JSON) tree with the position of every value and key, the input of validation.
 indirect enum DocumentValue: Sendable {
-    /// A scalar typed by YAML 1.2's core schema, with its text as written (`True` is a boolean
+    /// A scalar typed by YAML 1.2's core schema or by JSON, with its text as written (`True` is a boolean
     /// whose text is "True").
     case scalar(Literal, text: String, SourceLocation)
     case list([DocumentValue], SourceLocation)
@@ -46,31 +46,32 @@ struct DocumentEntry: Sendable {
     var value: DocumentValue
 }
 
-/// Reads YAML (by YAML 1.2's core schema) and JSON (read as YAML) into a ``DocumentValue``, keeping
-/// positions.
+/// Reads YAML (by YAML 1.2's core schema) and strict JSON into a ``DocumentValue``, keeping positions.
 enum DocumentParser {
     /// Deeper nesting than this is refused: no graph needs it, and recursion over it would overflow the stack.
     static let maximumDepth = 200
     /// Values in the document once aliases are expanded: refuses "billion laughs" files.
     static let maximumValues = 1_000_000
 
-    /// Parses `text`, its plain scalars typed by YAML 1.2's core schema (``coreSchema``). Syntax errors end
-    /// parsing; duplicate keys are all reported and the later ones dropped.
+    /// Parses `text`: strict JSON when `file` ends in `.json`, YAML otherwise. Syntax errors end parsing;
+    /// duplicate keys are all reported and the later ones dropped.
     static func parse(_ text: String, file: String) -> (DocumentValue?, [Diagnostic]) {
-        // JSON allows tabs wherever YAML allows spaces; libyaml does not. Outside strings (where JSON
-        // forbids raw tabs) a tab is only whitespace, and one space keeps every column the same.
-        let isJSON = file.lowercased().hasSuffix(".json")
-        let source = isJSON ? text.replacingOccurrences(of: "\t", with: " ") : text
+        if file.lowercased().hasSuffix(".json") { return parseJSON(text, file: file) }
+        return parseYAML(text, file: file)
+    }
+
+    /// Parses YAML, its plain scalars typed by YAML 1.2's core schema (``coreSchema``).
+    static func parseYAML(_ text: String, file: String) -> (DocumentValue?, [Diagnostic]) {
         // libyaml and Yams recurse once per level: check the nesting before handing them the text.
-        if let deep = tooDeep(source) {
+        if let deep = tooDeep(text) {
             let message = "the file nests values more than \(maximumDepth) levels deep"
             return (nil, [.error(SourceLocation(file: file, line: deep.line, column: deep.column), message)])
         }
         let node: Yams.Node?
         do {
-            node = try Yams.compose(yaml: source, coreSchema)
+            node = try Yams.compose(yaml: text, coreSchema)
         } catch let error as YamlError {
-            return (nil, [syntaxError(error, file: file, language: isJSON ? "JSON" : "YAML")])
+            return (nil, [syntaxError(error, file: file)])
         } catch {
             return (nil, [.error(SourceLocation(file: file, line: 1, column: 1), "cannot parse: \(error)")])
         }
@@ -253,29 +254,29 @@ enum DocumentParser {
         }
     }
 
-    private static func syntaxError(_ error: YamlError, file: String, language: String) -> Diagnostic {
+    private static func syntaxError(_ error: YamlError, file: String) -> Diagnostic {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
-            var message = "invalid \(language): \(problem)"
+            var message = "invalid YAML: \(problem)"
             if let context {
                 message += " (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
             }
             return .error(location(mark, file: file), message)
         case .reader(let problem, _, _, _):
-            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid \(language): \(problem)")
+            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(problem)")
         default:
-            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid \(language): \(error)")
+            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
         }
     }
 
     /// Reads one value given on the command line with YAML's rules (`8` is a number, `[1, 2]` a list,
-    /// `4:3` and `yes` strings). Text that YAML reads as a mapping
+    /// `4:3` and `yes` strings), whatever the graph file's language. Text that YAML reads as a mapping
     /// (`4:`, `a: b`) is taken as a string: no parameter takes a mapping, and its type's message then
     /// shows the text as written.
     static func parseValue(_ text: String) -> Literal? {
         if text.isEmpty { return .string("") }
-        let (value, diagnostics) = parse(text, file: "")
+        let (value, diagnostics) = parseYAML(text, file: "")
         guard let value, diagnostics.isEmpty else { return nil }
         if case .mapping = value { return .string(text) }
         return value.literal
