@@ -27,7 +27,7 @@ extension NodeDeclaration {
 
 extension ParameterDeclaration {
     /// A short machine name for the type: number, integer, boolean, string, choice, path, outputPath,
-    /// numbers, rect, numberOrAuto.
+    /// numbers, rect, numberOrAuto, ratio.
     public var typeKeyword: String {
         switch type {
         case .number: "number"
@@ -39,6 +39,7 @@ extension ParameterDeclaration {
         case .numbers: "numbers"
         case .rect: "rect"
         case .numberOrAuto: "numberOrAuto"
+        case .ratio: "ratio"
         }
     }
 

@@ -124,6 +124,11 @@ extension ParameterDeclaration {
             value = ["type": "array", "items": ["type": "integer"], "minItems": 4, "maxItems": 4]
         case .numberOrAuto:
             value = ["anyOf": [bounds.merging(["type": "number"]) { $1 }, ["const": "auto"]]]
+        case .ratio:
+            // The range bounds the number form only: a pattern cannot bound the quotient of W:H.
+            var number = bounds.merging(["type": "number"]) { $1 }
+            if (range?.lowerBound ?? 0) <= 0 { number["exclusiveMinimum"] = 0 }
+            value = ["anyOf": [number, ["type": "string", "pattern": Ratio.schemaPattern]]]
         }
         var schema: [String: Any] = upstreamTypes.isEmpty ? value : ["anyOf": [value, ["$ref": "#/$defs/upstream"]]]
         schema["description"] = fullDoc

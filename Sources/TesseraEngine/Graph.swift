@@ -111,7 +111,8 @@ extension Graph {
         return try parse(text, file: path, baseFolder: folder, catalog: catalog, overrides: overrides)
     }
 
-    /// Validates graph text. Relative paths in it resolve against `baseFolder`; `file` names it in messages.
+    /// Validates graph text: strict JSON when `file` ends in `.json`, YAML (1.2) otherwise. Relative paths
+    /// in it resolve against `baseFolder`; `file` names it in messages.
     public static func parse(
         _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = []
     ) throws(GraphErrors) -> Graph {

@@ -3,7 +3,8 @@ import Yams
 
 /// A graph file's YAML (or JSON) tree with the position of every value and key, the input of validation.
 indirect enum DocumentValue: Sendable {
-    /// A scalar typed by YAML's rules, with its text as written (`yes` is a boolean whose text is "yes").
+    /// A scalar typed by YAML 1.2's core schema or by JSON, with its text as written (`True` is a boolean
+    /// whose text is "True").
     case scalar(Literal, text: String, SourceLocation)
     case list([DocumentValue], SourceLocation)
     case mapping([DocumentEntry], SourceLocation)
@@ -29,7 +30,7 @@ indirect enum DocumentValue: Sendable {
         return nil
     }
 
-    /// The text of a plain scalar of any type, for names: a node called `yes` or `null` is still a name.
+    /// The text of a plain scalar of any type, for names: a node called `true` or `null` is still a name.
     var name: String? {
         switch self {
         case .scalar(.string(let text), _, _), .scalar(.bool, let text, _), .scalar(.null, let text, _): text
@@ -45,29 +46,32 @@ struct DocumentEntry: Sendable {
     var value: DocumentValue
 }
 
-/// Reads YAML and JSON (JSON is read as YAML) into a ``DocumentValue``, keeping positions.
+/// Reads YAML (by YAML 1.2's core schema) and strict JSON into a ``DocumentValue``, keeping positions.
 enum DocumentParser {
     /// Deeper nesting than this is refused: no graph needs it, and recursion over it would overflow the stack.
     static let maximumDepth = 200
     /// Values in the document once aliases are expanded: refuses "billion laughs" files.
     static let maximumValues = 1_000_000
 
-    /// Parses `text`. Syntax errors end parsing; duplicate keys are all reported and the later ones dropped.
+    /// Parses `text`: strict JSON when `file` ends in `.json`, YAML otherwise. Syntax errors end parsing;
+    /// duplicate keys are all reported and the later ones dropped.
     static func parse(_ text: String, file: String) -> (DocumentValue?, [Diagnostic]) {
-        // JSON allows tabs wherever YAML allows spaces; libyaml does not. Outside strings (where JSON
-        // forbids raw tabs) a tab is only whitespace, and one space keeps every column the same.
-        let isJSON = file.lowercased().hasSuffix(".json")
-        let source = isJSON ? text.replacingOccurrences(of: "\t", with: " ") : text
+        if file.lowercased().hasSuffix(".json") { return parseJSON(text, file: file) }
+        return parseYAML(text, file: file)
+    }
+
+    /// Parses YAML, its plain scalars typed by YAML 1.2's core schema (``coreSchema``).
+    static func parseYAML(_ text: String, file: String) -> (DocumentValue?, [Diagnostic]) {
         // libyaml and Yams recurse once per level: check the nesting before handing them the text.
-        if let deep = tooDeep(source) {
+        if let deep = tooDeep(text) {
             let message = "the file nests values more than \(maximumDepth) levels deep"
             return (nil, [.error(SourceLocation(file: file, line: deep.line, column: deep.column), message)])
         }
         let node: Yams.Node?
         do {
-            node = try Yams.compose(yaml: source)
+            node = try Yams.compose(yaml: text, coreSchema)
         } catch let error as YamlError {
-            return (nil, [syntaxError(error, file: file, language: isJSON ? "JSON" : "YAML")])
+            return (nil, [syntaxError(error, file: file)])
         } catch {
             return (nil, [.error(SourceLocation(file: file, line: 1, column: 1), "cannot parse: \(error)")])
         }
@@ -131,7 +135,7 @@ enum DocumentParser {
         var diagnostics: [Diagnostic] = []
         var values = 0
 
-        /// nil when the document is too deep or too large (with an error).
+        /// nil when the document is too deep or too large, or a scalar does not fit its tag (with an error).
         mutating func convert(_ node: Yams.Node, depth: Int) -> DocumentValue? {
             let here = DocumentParser.location(node.mark, file: file)
             values += 1
@@ -145,7 +149,14 @@ enum DocumentParser {
             }
             switch node {
             case .scalar(let scalar):
-                return .scalar(DocumentParser.literal(node, scalar: scalar), text: scalar.string, here)
+                let tag = node.tag.description
+                guard let literal = DocumentParser.literal(scalar.string, tag: Tag.Name(rawValue: tag)) else {
+                    // As a constructor failing: the value has no type to check further.
+                    let shown = tag.hasPrefix("tag:yaml.org,2002:") ? "!!" + tag.dropFirst(18) : tag
+                    diagnostics.append(.error(here, "invalid YAML: '\(scalar.string)' does not fit its tag \(shown)"))
+                    return nil
+                }
+                return .scalar(literal, text: scalar.string, here)
             case .sequence(let sequence):
                 var items: [DocumentValue] = []
                 for item in sequence {
@@ -179,38 +190,95 @@ enum DocumentParser {
         }
     }
 
-    /// A scalar typed by YAML's rules, as its resolved tag says.
-    static func literal(_ node: Yams.Node, scalar: Yams.Node.Scalar) -> Literal {
-        switch node.tag.description {
-        case Tag.Name.null.rawValue: return .null
-        case Tag.Name.bool.rawValue: return node.bool.map(Literal.bool) ?? .string(scalar.string)
-        case Tag.Name.int.rawValue: return node.int.map(Literal.integer) ?? .string(scalar.string)
-        case Tag.Name.float.rawValue: return node.float.map(Literal.number) ?? .string(scalar.string)
-        default: return .string(scalar.string)
+    /// YAML 1.2's core schema, as the YAML language server and most users read YAML: only `true`/`false`
+    /// (any case style) are booleans, only `null`/`~`/empty are null, `017` is decimal, `0o17` octal,
+    /// `0x1F` hex, and `4:3` and `yes` are strings. (Yams' default resolver follows YAML 1.1, where `4:3`
+    /// is the base-60 number 243 and `yes` is true.) Explicit tags (`!!str 5`) and quoted scalars keep
+    /// their own tags; this resolves plain scalars without one.
+    // Yams does not mark Resolver Sendable; it is immutable (its rules are `let`s of regular expressions,
+    // which match from any thread), so sharing one is safe.
+    nonisolated(unsafe) static let coreSchema: Resolver = {
+        do {
+            return try Resolver.basic
+                .appending(.null, "^(?:~|null|Null|NULL|)$")
+                .appending(.bool, "^(?:true|True|TRUE|false|False|FALSE)$")
+                .appending(.int, "^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+                .appending(
+                    .float,
+                    "^(?:[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)"
+                        + "|\\.(?:nan|NaN|NAN))$")
+        } catch {
+            preconditionFailure("the core schema's patterns are valid: \(error)")
+        }
+    }()
+
+    /// A scalar typed by its tag, as ``coreSchema`` resolved it or the file wrote it (`!!int "5"` is 5); nil
+    /// when the text is not of its explicit tag (`!!int abc`). The text is converted here by the core
+    /// schema's rules, never by Yams' YAML 1.1 constructor (which reads `017` as octal).
+    static func literal(_ text: String, tag: Tag.Name) -> Literal? {
+        let implicit = coreSchema.resolveTag(of: Node.scalar(.init(text)))
+        switch tag {
+        case .null: return implicit == .null ? .null : nil
+        case .bool: return implicit == .bool ? .bool(text.lowercased() == "true") : nil
+        case .int: return implicit == .int ? integer(text) : nil
+        case .float:
+            // The core schema's float pattern includes decimal integers, not 0o or 0x ones.
+            let isDecimal = implicit == .int && !text.hasPrefix("0o") && !text.hasPrefix("0x")
+            return implicit == .float || isDecimal ? number(text).map(Literal.number) : nil
+        default: return .string(text)  // strings, and tags Tessera has no type for (!!timestamp): their text
         }
     }
 
-    private static func syntaxError(_ error: YamlError, file: String, language: String) -> Diagnostic {
+    /// A core schema integer: decimal with an optional sign, `0o` octal or `0x` hex. One too large for
+    /// `Int` is a number.
+    private static func integer(_ text: String) -> Literal? {
+        let radix = text.hasPrefix("0o") ? 8 : text.hasPrefix("0x") ? 16 : 10
+        let digits = radix == 10 ? Substring(text) : text.dropFirst(2)
+        if let value = Int(digits, radix: radix) { return .integer(value) }
+        if radix == 10 { return Double(text).map(Literal.number) }
+        var value = 0.0
+        for digit in digits {
+            guard let digitValue = digit.hexDigitValue, digitValue < radix else { return nil }
+            value = value * Double(radix) + Double(digitValue)
+        }
+        return .number(value)
+    }
+
+    /// A core schema float, `.inf` and `.nan` included.
+    private static func number(_ text: String) -> Double? {
+        switch text {
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": .infinity
+        case "-.inf", "-.Inf", "-.INF": -.infinity
+        case ".nan", ".NaN", ".NAN": .nan
+        default: Double(text)
+        }
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String) -> Diagnostic {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
-            var message = "invalid \(language): \(problem)"
+            var message = "invalid YAML: \(problem)"
             if let context {
                 message += " (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
             }
             return .error(location(mark, file: file), message)
         case .reader(let problem, _, _, _):
-            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid \(language): \(problem)")
+            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(problem)")
         default:
-            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid \(language): \(error)")
+            return .error(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
         }
     }
 
-    /// Reads one value given on the command line with YAML's rules (`8` is a number, `[1, 2]` a list).
+    /// Reads one value given on the command line with YAML's rules (`8` is a number, `[1, 2]` a list,
+    /// `4:3` and `yes` strings), whatever the graph file's language. Text that YAML reads as a mapping
+    /// (`4:`, `a: b`) is taken as a string: no parameter takes a mapping, and its type's message then
+    /// shows the text as written.
     static func parseValue(_ text: String) -> Literal? {
         if text.isEmpty { return .string("") }
-        let (value, diagnostics) = parse(text, file: "")
+        let (value, diagnostics) = parseYAML(text, file: "")
         guard let value, diagnostics.isEmpty else { return nil }
+        if case .mapping = value { return .string(text) }
         return value.literal
     }
 }

@@ -141,6 +141,44 @@ struct UndeclaredProperty: Node {
         #expect(graph.nodes.contains { $0.declaration.op == op })
     }
 
+    /// Every parameter type a node declares survives a plugin's catalog: its JSON (as `tessera nodes --json`
+    /// writes it) read back by the plugin loader gives the same type, default and range. Output paths
+    /// are left out: plugin nodes are never sinks.
+    @Test func pluginCatalogReadsEveryParameterType() throws {
+        let catalog = try catalogWithVignette()
+        var types: Set<String> = []
+        for declaration in catalog.declarations {
+            for parameter in declaration.parameters where parameter.type != .path(isOutput: true) {
+                let entry = try JSONDecoder().decode(
+                    PluginCatalog.ParameterEntry.self, from: Data(JSON.text(parameter.jsonObject).utf8))
+                let read = try PluginCatalog.field(entry, op: declaration.op).declaration
+                let name = "\(declaration.op).\(parameter.name)"
+                #expect(read.type == parameter.type, "\(name)")
+                #expect(read.defaultValue == parameter.defaultValue, "\(name)")
+                #expect(read.range == parameter.range, "\(name)")
+                types.insert(parameter.typeKeyword)
+            }
+        }
+        #expect(types.isSuperset(of: ["number", "integer", "boolean", "string", "choice", "path", "numbers", "rect"]))
+        #expect(types.isSuperset(of: ["numberOrAuto", "ratio"]))
+    }
+
+    /// A plugin's `create` gets a ratio as its number, set or default, so a C plugin never parses `4:3`.
+    @Test func pluginsGetRatiosAsNumbers() throws {
+        var set = Parameter<Ratio?>(wrappedValue: nil, doc: "Set.").declaration
+        set.name = "set"
+        var optional = Parameter<Ratio?>(wrappedValue: nil, doc: "Set, optional.").declaration
+        optional.name = "optional"
+        var byDefault = Parameter<Ratio>(wrappedValue: .terms(width: 16, height: 9), doc: "Default.").declaration
+        byDefault.name = "byDefault"
+        let json = PluginNode.parametersJSON(
+            [set, optional, byDefault],
+            values: ["set": Ratio.terms(width: 4, height: 3), "optional": Ratio?.some(.number(1.5))])
+        // JSONDecoder, as the Swift SDK reads them: JSONSerialization on Linux reads 16/9 a bit off.
+        let object = try JSONDecoder().decode([String: Double].self, from: Data(json.utf8))
+        #expect(object == ["set": 4.0 / 3, "optional": 1.5, "byDefault": 16.0 / 9])
+    }
+
     /// The committed schema, node reference and README table are what the catalog generates now.
     @Test func committedFilesAreCurrent() throws {
         let catalog = Catalog.builtin()

@@ -208,11 +208,13 @@ import Testing
 
         let (_, framedImage) = try ImageFile.load(path: framed)
         let (width, height) = (framedImage.width, framedImage.height)
-        #expect(abs(Double(width) / Double(height) - 1.333) * Double(height) <= 1, "\(width)x\(height) is not 4:3")
+        #expect(abs(Double(width) / Double(height) - 4.0 / 3) * Double(height) <= 1, "\(width)x\(height) is not 4:3")
         let framedPixels = try pixels(framed)
-        // Where in the photo it is: it holds the tight crop, so its origin is up and left of it.
-        let origins = (max(0, bottom - height)...y).flatMap { oy in (max(0, right - width)...x).map { (ox: $0, oy: oy) }
-        }
+        // Where in the photo it is: it holds the tight crop, so its origin is up and left of it. (A crop
+        // too small to hold it, as `4:3` read by YAML 1.1 as 243 gave, has no such origin.)
+        let (top, left) = (max(0, bottom - height), max(0, right - width))
+        try #require(top <= y && left <= x, "the \(width)x\(height) crop cannot hold the tight crop")
+        let origins = (top...y).flatMap { oy in (left...x).map { (ox: $0, oy: oy) } }
         let found = origins.first { crop(photo, x: $0.ox, y: $0.oy, width: width, height: height) == framedPixels }
         #expect(found != nil, "the 4:3 crop is not a rectangle of the photo holding the tight crop")
     }

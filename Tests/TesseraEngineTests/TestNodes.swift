@@ -89,6 +89,26 @@ struct TestConstant: Node {
     }
 }
 
+/// One parameter of each scalar type, for the tables of how graph files and `--set` read scalars.
+struct TestScalars: Node {
+    static let info = NodeInfo(
+        op: "testScalars", summary: "Takes a parameter of each scalar type.", access: .source,
+        outputs: [.init("output", .image, doc: "A gray pixel.")], example: "s: { op: testScalars, ratio: 4:3 }")
+
+    @Parameter(doc: "A number.") var number = 0.0
+    @Parameter(doc: "An integer.") var count = 0
+    @Parameter(doc: "A boolean.") var flag = false
+    @Parameter(doc: "A ratio.", range: 0.001...1000) var ratio: Ratio? = nil
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(
+            .image(
+                Image(
+                    buffer: PixelBuffer(region: Rect(width: 1, height: 1), channels: 1, value: 0.5),
+                    layout: .gray, depth: .uint8)))
+    }
+}
+
 /// Passes its input through, but fails on any tile that covers row `row`: a render error in the middle
 /// of a run.
 struct TestFailAt: Node {
@@ -184,7 +204,7 @@ let testCatalog: Catalog = {
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
-            TestLarge.self, TestEncodingSink.self,
+            TestLarge.self, TestEncodingSink.self, TestScalars.self,
         ] {
             try catalog.register(type)
         }

@@ -176,7 +176,9 @@ extension ColorTests {
             try region(Rect(x: 40, y: 30, width: 10, height: 6), ratio: 1) == Rect(x: 40, y: 28, width: 10, height: 10))
         #expect(try region(Rect(x: 90, y: 0, width: 20, height: 10)) == Rect(x: 90, y: 0, width: 6, height: 10))
         #expect(throws: NodeProblem.self) { try region(Rect(x: 200, y: 0, width: 5, height: 5)) }
-        try verifier.verify(Crop.self, parameters: ["aspectRatio": 2.0], inputs: ["input": .image(TestImages.rgba())])
+        try verifier.verify(
+            Crop.self, parameters: ["aspectRatio": Ratio.terms(width: 2, height: 1)],
+            inputs: ["input": .image(TestImages.rgba())])
     }
 
     @Test func constantHasTheColorAndSize() throws {

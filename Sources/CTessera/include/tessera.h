@@ -34,7 +34,8 @@ int tessera_load_plugin(const char *path);
 /* Reads and validates the graph file at `path` (YAML or JSON). NULL on errors. */
 tessera_graph *tessera_graph_load(const char *path);
 
-/* Validates graph text; relative paths in it resolve against `base_folder` (NULL: the current folder). */
+/* Validates graph text, read as YAML 1.2 (JSON text reads too: JSON is YAML); relative paths in it
+   resolve against `base_folder` (NULL: the current folder). */
 tessera_graph *tessera_graph_parse(const char *text, const char *base_folder);
 
 /* Overrides a parameter as `tessera run --set` does: "node.parameter=value". The graph is validated

@@ -18,10 +18,11 @@
  *                                 "maximum": 8, "suggestedMinimum": 0.5, "suggestedMaximum": 2,
  *                                 "doc": "..."}]}]}
  *
- * Parameter types: number, integer, boolean, string, choice (with "choices"), path, numbers, rect. A
- * parameter without "default" is required; "default": null makes it optional. Plugin nodes read images
- * and make one image (access point, area, geometry or source): the host wraps each in a kernel that the
- * tile-parallel scheduler runs like a built-in's.
+ * Parameter types: number, integer, boolean, string, choice (with "choices"), path, numbers, rect,
+ * numberOrAuto (a number or the string "auto"), ratio (written 4:3 or 1.333 in a graph; `create` gets
+ * the number, 1.3333...). A parameter without "default" is required; "default": null makes it
+ * optional. Plugin nodes read images and make one image (access point, area, geometry or source): the
+ * host wraps each in a kernel that the tile-parallel scheduler runs like a built-in's.
  *
  * Threads: `create` and `destroy` are called from one thread at a time; `input_region` and `render`
  * are called from several threads at once on the same instance, so an instance must not change after

@@ -1,7 +1,8 @@
 /// A parameter value as a graph file or the command line writes it, before it is given a type.
 ///
-/// The graph parser turns YAML and JSON scalars into literals with YAML's rules (`8` is an integer,
-/// `"8"` a string, `true` a boolean); a ``ParameterValue`` then checks and converts one.
+/// The graph parser turns YAML scalars into literals by YAML 1.2's core schema (`8` is an integer,
+/// `"8"`, `4:3` and `yes` strings, `true` a boolean), and JSON values by JSON's own types; a
+/// ``ParameterValue`` then checks and converts one.
 public enum Literal: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -40,6 +41,7 @@ public enum Literal: Sendable, Equatable {
         case .integer(let value): return String(value)
         case .number(let value):
             if value.isInfinite { return value < 0 ? "-.inf" : ".inf" }
+            if value.isNaN { return ".nan" }
             if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
             return String(value)
         case .string(let value): return value

@@ -46,6 +46,8 @@ public enum ParameterType: Sendable, Equatable {
     case rect
     /// A number, or the word `auto` for a value the node derives from its input.
     case numberOrAuto
+    /// A ratio of two positive numbers, `W:H` (as `4:3`), or a number (`1.333`).
+    case ratio
 
     /// The type in words: "number", "one of none, lzw", "list of 4 numbers".
     public var name: String {
@@ -60,6 +62,7 @@ public enum ParameterType: Sendable, Equatable {
         case .numbers(nil): "list of numbers"
         case .rect: "rectangle [x, y, width, height]"
         case .numberOrAuto: "number or auto"
+        case .ratio: "ratio W:H or number"
         }
     }
 }
@@ -139,8 +142,20 @@ extension Int: ParameterValue {
 extension Bool: ParameterValue {
     public static var parameterType: ParameterType { .boolean }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
-        guard case .bool(let value) = literal else { throw expected("true or false", found: literal) }
-        self = value
+        switch literal {
+        case .bool(let value):
+            self = value
+        case .string(let text) where ["yes", "no", "on", "off", "y", "n"].contains(text.lowercased()):
+            // YAML 1.1 read these as booleans; YAML 1.2, which graphs follow, reads them as strings.
+            let fix = ["yes", "on", "y"].contains(text.lowercased()) ? "true" : "false"
+            throw ParameterProblem(
+                "expected true or false, found the string '\(text)' (YAML 1.2 reads \(text) as a string; write \(fix))")
+        case .string(let text) where ["true", "false"].contains(text.lowercased()):
+            throw ParameterProblem(
+                "expected true or false, found the string '\(text)' (write \(text.lowercased()) without quotes)")
+        default:
+            throw expected("true or false", found: literal)
+        }
     }
     public var literal: Literal { .bool(self) }
 }
@@ -230,6 +245,79 @@ public enum NumberOrAuto: ParameterValue, Equatable {
     public var rangeCheckedNumbers: [Double] {
         if case .number(let value) = self { return [value] }
         return []
+    }
+}
+
+/// A ratio, width over height: `4:3` (or `"4:3"`), `16:9`, `1.85:1`, or a number (`1.333`). Both
+/// terms of `W:H` must be above 0; the declared range applies to the ratio's value.
+///
+///     @Parameter(doc: "Width over height.", range: 0.001...1000) var aspectRatio: Ratio? = nil
+public enum Ratio: ParameterValue, Equatable {
+    /// Written `width:height`.
+    case terms(width: Double, height: Double)
+    /// Written as a number.
+    case number(Double)
+
+    /// Width over height.
+    public var value: Double {
+        switch self {
+        case .terms(let width, let height): width / height
+        case .number(let value): value
+        }
+    }
+
+    /// `W:H` as a JSON Schema `pattern`: two decimal numbers, each with a digit other than 0.
+    public static let schemaPattern: String = {
+        let term = "([0-9]*[1-9][0-9]*(\\.[0-9]+)?|[0-9]+\\.[0-9]*[1-9][0-9]*)"
+        return "^\(term):\(term)$"
+    }()
+
+    public static var parameterType: ParameterType { .ratio }
+    public static var upstreamTypes: [PortType] { [.number] }
+
+    public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
+        let what = "a ratio W:H (as 4:3) or a number"
+        switch literal {
+        case .string(let text):
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let width = Self.term(parts[0]), let height = Self.term(parts[1]) else {
+                throw expected(what, found: literal)
+            }
+            guard width > 0, height > 0, (width / height).isFinite else {
+                throw ParameterProblem("the ratio \(text) needs a width and a height above 0")
+            }
+            self = .terms(width: width, height: height)
+        default:
+            guard let number = literal.number, number.isFinite else { throw expected(what, found: literal) }
+            guard number > 0 else { throw ParameterProblem("a ratio must be above 0, found \(literal.text)") }
+            self = .number(number)
+        }
+    }
+
+    public init(upstream: NodeValue) throws(ParameterProblem) {
+        let number = try Double(upstream: upstream)
+        guard number > 0 else { throw ParameterProblem("a ratio must be above 0, got \(Literal.number(number).text)") }
+        self = .number(number)
+    }
+
+    public var literal: Literal {
+        switch self {
+        case .terms(let width, let height): .string("\(Literal.number(width).text):\(Literal.number(height).text)")
+        case .number(let value): .number(value)
+        }
+    }
+
+    public var rangeCheckedNumbers: [Double] { [value] }
+
+    /// A term of `W:H`: digits, optionally a point and more digits, no exponent. A minus sign is read
+    /// only to say that the term must be above 0.
+    private static func term(_ text: Substring) -> Double? {
+        let unsigned = text.hasPrefix("-") ? text.dropFirst() : text
+        let parts = unsigned.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } })
+        else { return nil }
+        return Double(text)
     }
 }
 

@@ -165,6 +165,8 @@ enum PluginCatalog {
         case "path": return try form.make(FilePath.self)
         case "numbers": return try form.make([Double].self)
         case "rect": return try form.make(Rect.self)
+        case "numberOrAuto": return try form.make(NumberOrAuto.self)
+        case "ratio": return try form.make(Ratio.self)
         case "choice":
             guard let words = entry.choices, !words.isEmpty else {
                 throw CatalogError("\(op).\(entry.name): a choice needs its 'choices'")
@@ -173,7 +175,7 @@ enum PluginCatalog {
         default:
             throw CatalogError(
                 "\(op).\(entry.name): unknown parameter type '\(entry.type)' "
-                    + "(number, integer, boolean, string, choice, path, numbers, rect)")
+                    + "(number, integer, boolean, string, choice, path, numbers, rect, numberOrAuto, ratio)")
         }
     }
 

@@ -74,15 +74,23 @@ struct PluginNode: ConfiguredNode {
     }
 
     /// Every parameter by name, defaults filled in, paths resolved, as the plugin's `create` reads them.
-    func parametersJSON() -> String {
+    func parametersJSON() -> String { Self.parametersJSON(parameters, values: values) }
+
+    /// `values` (and the defaults of the parameters not in it) as JSON. A ratio goes as its number, so a C
+    /// plugin reads `4:3` as 1.3333 and never parses it.
+    static func parametersJSON(_ parameters: [ParameterDeclaration], values: [String: any ParameterValue]) -> String {
         var object: [String: Any] = [:]
         for parameter in parameters {
-            if let value = values[parameter.name] {
-                if let path = value as? FilePath {
-                    object[parameter.name] = path.resolved
-                } else {
-                    object[parameter.name] = value.literal.jsonObject
-                }
+            if let path = values[parameter.name] as? FilePath {
+                object[parameter.name] = path.resolved
+            } else if let ratio = values[parameter.name] as? Ratio {
+                object[parameter.name] = ratio.value
+            } else if let value = values[parameter.name] {
+                object[parameter.name] = value.literal.jsonObject
+            } else if parameter.type == .ratio, let defaultValue = parameter.defaultValue,
+                let ratio = try? Ratio(literal: defaultValue, context: ParameterContext(baseFolder: ""))
+            {
+                object[parameter.name] = ratio.value
             } else if let defaultValue = parameter.defaultValue {
                 object[parameter.name] = defaultValue.jsonObject
             }

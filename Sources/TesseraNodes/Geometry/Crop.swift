@@ -1,7 +1,7 @@
 import TesseraCore
 
 /// `crop`: a rectangle of the input, given in pixels, taken from an upstream box, or the largest
-/// rectangle of an aspect ratio, centered; always clamped to the image.
+/// rectangle of an aspect ratio (`aspectRatio: 4:3`), centered; always clamped to the image.
 struct Crop: Node {
     static let info = NodeInfo(
         op: "crop",
@@ -12,7 +12,7 @@ struct Crop: Node {
         example: """
             photo: { op: load, path: photo.png }
             face: { op: crop, input: photo, rect: [100, 40, 200, 150] }
-            passport: { op: crop, input: photo, aspectRatio: 0.75 }
+            passport: { op: crop, input: photo, aspectRatio: 3:4 }
             a: { op: save, input: face, path: face.png }
             b: { op: save, input: passport, path: passport.png }
             """)
@@ -28,13 +28,13 @@ struct Crop: Node {
     var margin = 0
 
     @Parameter(
-        doc: "Width over height (4:3 is 1.333, 3:4 is 0.75): the rectangle grows around its center to this ratio, "
-            + "staying inside the image, or shrinks when the image is too small.",
+        doc: "Width over height, as 4:3, 16:9 or 3:4 (or a number: 1.333): the rectangle grows around its center "
+            + "to this ratio, staying inside the image, or shrinks when the image is too small.",
         range: 0.001...1000, suggested: 0.25...4)
-    var aspectRatio: Double? = nil
+    var aspectRatio: Ratio? = nil
 
     func run() throws -> NodeOutputs {
-        let region = try Self.region(rect: rect, margin: margin, aspectRatio: aspectRatio, in: input.extent)
+        let region = try Self.region(rect: rect, margin: margin, aspectRatio: aspectRatio?.value, in: input.extent)
         return NodeOutputs(
             .image(
                 Image(
