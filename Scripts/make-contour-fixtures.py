@@ -1,14 +1,21 @@
 #!/usr/bin/python3
 """Makes the contour fixtures with OpenCV: binary masks, what findContours(RETR_TREE, CHAIN_APPROX_NONE)
-finds on them, and approxPolyDP (closed) of those contours at three epsilons.
+finds on them, approxPolyDP (closed) of those contours at three epsilons, and their lengths and areas.
 
-Run once from the repository root with Debian's python3-opencv (apt-get install python3-opencv; 4.6 here);
-the outputs are committed in Tests/TesseraNodesTests/Fixtures/contours. For each mask NAME:
+Run once from the repository root with OpenCV 4.6: Debian's python3-opencv (apt-get install
+python3-opencv), or pip's opencv-python-headless==4.6.0.66 with numpy<2 in a virtual environment (the
+same files, byte for byte). OpenCV 4.10 and later simplify some contours differently (see
+Docs/HowItWorks.md). The outputs are committed in Tests/TesseraNodesTests/Fixtures/contours. For each
+mask NAME:
 
 - NAME.png: the mask, 8-bit gray, 0 or 255 (OpenCV treats every non-zero pixel as foreground);
 - NAME.json: {"width", "height", "contours": [[[x, y], ...], ...] in OpenCV's order,
   "hierarchy": [[next, previous, firstChild, parent], ...] as OpenCV gives it,
-  "approx": {"EPSILON": [[[x, y], ...], ...]}: approxPolyDP(contour, EPSILON, closed=True) of each}.
+  "approx": {"EPSILON": [[[x, y], ...], ...]}: approxPolyDP(contour, EPSILON, closed=True) of each,
+  "arcLength": [arcLength(contour, closed=True) of each], "contourArea": [contourArea(contour) of each],
+  "filtered": [{"minimumLength", "minimumArea", "kept": [indices of the contours whose arcLength and
+  contourArea are at least those], "parent": [each kept contour's nearest kept ancestor, as an index
+  into kept, or -1]}, ...] for the pairs in FILTERS}.
 
 The photo masks also write the detectContours reference of the node test (photo-contrast.png: the gray
 of Tests/TesseraNodesTests/Fixtures/photo.png with Rec. 709 weights, contrast 1.5 around 0.4, foreground
@@ -23,20 +30,43 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests/TesseraNodesTests/Fixtures/contours")
 EPSILONS = [1.0, 2.5, 6.0]
+# (minimumLength, minimumArea) pairs: a length alone, an area alone, both; 60 and 200 drop borders of the
+# comb mask that enclose longer ones.
+FILTERS = [(10.0, 0.0), (0.0, 4.0), (30.0, 20.0), (60.0, 0.0), (200.0, 0.0)]
+
+
+def filtered(hierarchy, lengths, areas, minimum_length, minimum_area):
+    """The contours detectContours keeps with these minimums, and the tree that is left: a kept contour
+    whose parent was dropped hangs from its nearest kept ancestor."""
+    kept = [i for i in range(len(lengths)) if lengths[i] >= minimum_length and areas[i] >= minimum_area]
+    index = {old: new for new, old in enumerate(kept)}
+    parents = []
+    for i in kept:
+        parent = hierarchy[i][3]
+        while parent >= 0 and parent not in index:
+            parent = hierarchy[parent][3]
+        parents.append(index[parent] if parent >= 0 else -1)
+    return {"minimumLength": minimum_length, "minimumArea": minimum_area, "kept": kept, "parent": parents}
 
 
 def save(name, mask):
     mask = (np.asarray(mask) != 0).astype(np.uint8) * 255
     cv2.imwrite(os.path.join(OUT, name + ".png"), mask)
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE)
+    tree = [] if hierarchy is None else hierarchy.reshape(-1, 4).tolist()
+    lengths = [cv2.arcLength(c, True) for c in contours]
+    areas = [cv2.contourArea(c) for c in contours]
     record = {
         "width": int(mask.shape[1]),
         "height": int(mask.shape[0]),
         "contours": [c.reshape(-1, 2).tolist() for c in contours],
-        "hierarchy": [] if hierarchy is None else hierarchy.reshape(-1, 4).tolist(),
+        "hierarchy": tree,
         "approx": {
             str(eps): [cv2.approxPolyDP(c, eps, True).reshape(-1, 2).tolist() for c in contours] for eps in EPSILONS
         },
+        "arcLength": lengths,
+        "contourArea": areas,
+        "filtered": [filtered(tree, lengths, areas, length, area) for length, area in FILTERS],
     }
     with open(os.path.join(OUT, name + ".json"), "w") as f:
         json.dump(record, f, separators=(",", ":"))
@@ -132,6 +162,24 @@ for pivot in [0.3, 0.5, 0.7]:
 
 # 11. Empty: no contours.
 save("empty", np.zeros((9, 7), np.uint8))
+
+# 12. Combs: borders longer than the border around them, so a length filter drops a parent and keeps
+# its child. A square ring with spikes outside (A) whose hole (B) holds a comb (C): at 200, B is dropped
+# and C hangs from A. A small ring (E) whose hole has teeth poking in: at 60, E is dropped and its hole
+# is left with no parent.
+m = np.zeros((48, 66), np.uint8)
+m[4:44, 4:44] = 1
+m[8:40, 8:40] = 0
+for x in range(6, 42, 2):
+    m[1:4, x] = 1
+m[10, 10:38] = 1
+for x in range(10, 38, 2):
+    m[10:38, x] = 1
+m[4:16, 50:62] = 1
+m[6:14, 52:60] = 0
+for x in (53, 55, 57):
+    m[6:13, x] = 1
+save("comb", m)
 
 # The detectContours node test: the 96x72 photo crop of the node fixtures, gray with Rec. 709 weights,
 # contrast 1.5 around pivot 0.4 (clamped), foreground where below 0.5. Values within 1e-5 of 0.5 are

@@ -18,5 +18,6 @@ public enum BuiltinNodes {
         Saliency.self,
         DetectContours.self,
         DrawContours.self,
+        DrawBoxes.self,
     ]
 }

@@ -11,7 +11,7 @@ import Testing
     /// Every graph in Graphs/, by name.
     static let names = [
         "archive.yaml", "autocrop.yaml", "blur-crop.yaml", "contour-art.yaml", "heatmap.yaml", "lossless.json",
-        "masked-blend.yaml", "spotlight.yaml", "tint.yaml",
+        "masked-blend.yaml", "salient-boxes.yaml", "spotlight.yaml", "tint.yaml",
     ]
 
     /// A graph added to Graphs/ must be listed above, so that it runs in the tests.
@@ -54,6 +54,8 @@ import Testing
                 return try Self.checkAutocrop(
                     tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
             case "contour-art.yaml": return try Self.checkContourArt(outputs)
+            case "salient-boxes.yaml":
+                return try Self.checkSalientBoxes(try pixels(try #require(outputs["out"])), source)
             default: break
             }
             for output in outputs.values {
@@ -217,6 +219,80 @@ import Testing
         let origins = (top...y).flatMap { oy in (left...x).map { (ox: $0, oy: oy) } }
         let found = origins.first { crop(photo, x: $0.ox, y: $0.oy, width: width, height: height) == framedPixels }
         #expect(found != nil, "the 4:3 crop is not a rectangle of the photo holding the tight crop")
+    }
+
+    /// salient-boxes.yaml: the photo's saliency boxes stroked 3 px wide, objectness in yellow, then
+    /// attention in cyan at its confidence. The boxes are the engine's (the most salient objectness box
+    /// must be the one Python finds, as in autocrop.yaml); the drawing is computed here by point sampling
+    /// each pixel 4x4, which is exact for these strokes (the boxes' edges lie on whole pixels, the
+    /// strokes' on halves), laid over the photo in the same two layers. The PNG must be within half a
+    /// level of it.
+    static func checkSalientBoxes(_ written: [Float], _ photo: [Float]) throws {
+        let objects = try saliencyBoxes("objectness")
+        let attention = try saliencyBoxes("attention")
+        let text = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/Fixtures/autocrop-box.txt"),
+            encoding: .utf8)
+        let python = text.split(separator: " ").compactMap {
+            Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let first = try #require(objects.first)
+        #expect([first.x, first.y, first.width, first.height] == python, "the most salient box is not Python's")
+        #expect(!attention.isEmpty && written.count == photo.count)
+        let layers: [(boxes: [Box], color: SIMD3<Float>, byConfidence: Bool)] = [
+            (objects, SIMD3(1, 0.85, 0), false), (attention, SIMD3(0, 0.9, 1), true),
+        ]
+        var expected = photo
+        for layer in layers {
+            for y in 0..<512 {
+                for x in 0..<512 {
+                    var alpha: Float = 0
+                    for box in layer.boxes {
+                        var inside = 0
+                        for sy in 0..<4 {
+                            for sx in 0..<4 {
+                                let px = Double(x) + (Double(sx) + 0.5) / 4
+                                let py = Double(y) + (Double(sy) + 0.5) / 4
+                                let outer =
+                                    px > box.x - 1.5 && px < box.x + box.width + 1.5 && py > box.y - 1.5
+                                    && py < box.y + box.height + 1.5
+                                let inner =
+                                    px > box.x + 1.5 && px < box.x + box.width - 1.5 && py > box.y + 1.5
+                                    && py < box.y + box.height - 1.5
+                                if outer && !inner { inside += 1 }
+                            }
+                        }
+                        let opacity = layer.byConfidence ? Float(box.confidence) : 1
+                        alpha = max(alpha, Float(inside) / 16 * opacity)
+                    }
+                    let i = (y * 512 + x) * 4
+                    for c in 0..<3 { expected[i + c] = layer.color[c] * alpha + expected[i + c] * (1 - alpha) }
+                }
+            }
+        }
+        let differences = zip(written, expected).map { abs($0 - $1) }
+        let largest = differences.max() ?? 1
+        #expect(largest <= 0.5 / 255 + 1e-5, "max \(largest * 255) levels")
+        // The boxes show: a pixel on every objectness box's top edge is yellow.
+        for box in objects {
+            let i = ((Int(box.y) - 1) * 512 + Int(box.x + box.width / 2)) * 4
+            #expect(abs(written[i] - 1) < 0.01 && abs(written[i + 2]) < 0.01, "no yellow line on \(box)")
+        }
+    }
+
+    /// The boxes the saliency node finds on the example photo.
+    static func saliencyBoxes(_ kind: String) throws -> [Box] {
+        let declaration = try #require(Catalog.builtin().declaration(op: "saliency"))
+        let value = try declaration.typedValue(
+            .string(kind), parameter: "kind", context: ParameterContext(baseFolder: ""))
+        let (_, photo) = try ImageFile.load(
+            path: repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path)
+        let node = try declaration.instantiate(parameters: ["kind": value], inputs: ["input": .image(photo)])
+        guard case .boxes(let boxes)? = try node.run().values["boxes"] else {
+            Issue.record("saliency gave no boxes")
+            return []
+        }
+        return boxes
     }
 
     static func crop(_ photo: [Float], x: Int, y: Int, width: Int, height: Int) -> [Float] {

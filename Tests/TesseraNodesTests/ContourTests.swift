@@ -16,10 +16,24 @@ struct ContourFixture {
     var hierarchy: [[Int]]
     /// approxPolyDP(contour, epsilon, closed: true) of each contour, by epsilon.
     var approx: [Double: [[SIMD2<Double>]]]
+    /// arcLength(contour, closed: true) and contourArea(contour) of each contour.
+    var lengths: [Double]
+    var areas: [Double]
+    /// The contours whose arcLength and contourArea reach the minimums, and their nearest kept ancestors.
+    var filters: [Filter]
+
+    struct Filter {
+        var minimumLength: Double
+        var minimumArea: Double
+        /// Indices into ``contours``.
+        var kept: [Int]
+        /// Indices into ``kept``, or -1.
+        var parent: [Int]
+    }
 
     static let names = [
         "nested", "border", "full", "lines", "diagonal", "noise", "blobs", "photo-0.3", "photo-0.5", "photo-0.7",
-        "empty",
+        "empty", "comb",
         "photo-contrast",
     ]
 
@@ -41,6 +55,14 @@ struct ContourFixture {
         let approxJSON = try #require(json["approx"] as? [String: Any])
         approx = [:]
         for (key, value) in approxJSON { approx[try #require(Double(key))] = try polylines(value) }
+        lengths = try #require(json["arcLength"] as? [Double])
+        areas = try #require(json["contourArea"] as? [Double])
+        filters = try #require(json["filtered"] as? [[String: Any]]).map { item in
+            Filter(
+                minimumLength: try #require(item["minimumLength"] as? Double),
+                minimumArea: try #require(item["minimumArea"] as? Double), kept: try #require(item["kept"] as? [Int]),
+                parent: try #require(item["parent"] as? [Int]))
+        }
     }
 }
 
@@ -315,6 +337,137 @@ extension ContourTests {
         let result = DetectContours.deduplicated(contours, threshold: 0.9)
         #expect(result.count == 2)
         #expect(result[0].children == [1] && result[1].parent == 0 && result[1].points == inner)
+    }
+}
+
+// MARK: Length and area
+
+extension ContourTests {
+    /// Each parent lists exactly the contours that name it, in order; parents come before their children.
+    static func expectWholeTree(_ contours: [Contours.Contour], _ label: String) {
+        for (index, contour) in contours.enumerated() {
+            #expect(contour.parent < index, "\(label): contour \(index)'s parent \(contour.parent) comes after it")
+            let named = contours.indices.filter { contours[$0].parent == index }
+            #expect(contour.children == named, "\(label): contour \(index) lists \(contour.children), not \(named)")
+        }
+    }
+
+    /// Length and area are OpenCV's arcLength (closed) and contourArea of the same points: areas exactly
+    /// (half-integers from integer points), lengths within a millionth (OpenCV adds Float32 square roots).
+    @Test(arguments: ContourFixture.names)
+    func lengthAndAreaMatchOpenCV(_ name: String) throws {
+        let fixture = try ContourFixture(name)
+        for (index, points) in fixture.contours.enumerated() {
+            let contour = Contours.Contour(points: points)
+            let length = fixture.lengths[index]
+            #expect(abs(contour.length - length) <= 1e-6 * Swift.max(1, length), "\(name): contour \(index) length")
+            #expect(contour.area == fixture.areas[index], "\(name): contour \(index) area")
+        }
+    }
+
+    /// The filter keeps the contours OpenCV's arcLength and contourArea put at or above both minimums, and
+    /// the tree the script builds from OpenCV's hierarchy: a dropped parent's place taken by the nearest
+    /// kept ancestor (the comb mask drops a parent and keeps its child, and leaves a hole with no parent).
+    @Test(arguments: ContourFixture.names)
+    func filterMatchesOpenCV(_ name: String) throws {
+        let fixture = try ContourFixture(name)
+        let traced = BorderFollowing.trace(mask: fixture.mask, width: fixture.width, height: fixture.height)
+        #expect(fixture.filters.count == 5)
+        for filter in fixture.filters {
+            let label = "\(name) at length \(filter.minimumLength), area \(filter.minimumArea)"
+            let kept = DetectContours.filtered(
+                traced, minimumLength: filter.minimumLength, minimumArea: filter.minimumArea)
+            #expect(kept.map(\.points) == filter.kept.map { fixture.contours[$0] }, "\(label): kept")
+            #expect(kept.map(\.parent) == filter.parent, "\(label): parents")
+            #expect(kept.map(\.isHole) == filter.kept.map { traced[$0].isHole }, "\(label): hole flags")
+            Self.expectWholeTree(kept, label)
+        }
+    }
+
+    /// The node filters on the traced border, before simplification: on the photo crop at epsilon 6 px,
+    /// its contours are OpenCV's kept contours simplified by OpenCV, with the filtered tree.
+    @Test func detectContoursFiltersBeforeSimplifying() throws {
+        let fixture = try ContourFixture("photo-contrast")
+        let simplified = try #require(fixture.approx[6.0])
+        for filter in fixture.filters {
+            let outputs = try verifier.verify(
+                DetectContours.self,
+                parameters: [
+                    "contrastAdjustment": 1.5, "contrastPivot": NumberOrAuto.number(0.4), "epsilon": 6.0 / 96,
+                    "minimumLength": filter.minimumLength, "minimumArea": filter.minimumArea,
+                ],
+                inputs: ["input": .image(try Fixtures.image("photo.png"))])
+            guard case .contours(let contours)? = outputs["contours"] else {
+                Issue.record("no contours")
+                return
+            }
+            let label = "length \(filter.minimumLength), area \(filter.minimumArea)"
+            #expect(contours.contours.map(\.points) == filter.kept.map { simplified[$0] }, "\(label)")
+            #expect(contours.contours.map(\.parent) == filter.parent, "\(label)")
+        }
+    }
+
+    /// Both minimums are 0 by default, and 0 keeps every contour, single pixels included.
+    @Test func filtersAreOffByDefault() throws {
+        let declaration = try NodeDeclaration(DetectContours.self)
+        for name in ["minimumLength", "minimumArea"] {
+            #expect(declaration.parameters.first { $0.name == name }?.defaultValue?.number == 0, "\(name)")
+        }
+        let fixture = try ContourFixture("photo-contrast")
+        let outputs = try verifier.verify(
+            DetectContours.self,
+            parameters: [
+                "contrastAdjustment": 1.5, "contrastPivot": NumberOrAuto.number(0.4), "minimumLength": 0.0,
+                "minimumArea": 0.0,
+            ],
+            inputs: ["input": .image(try Fixtures.image("photo.png"))])
+        guard case .contours(let contours)? = outputs["contours"] else { return }
+        #expect(contours.contours.map(\.points) == fixture.contours)
+        #expect(contours.contours.contains { $0.points.count == 1 })
+    }
+
+    /// The filter runs before the near-duplicate removal, so a dropped contour suppresses nothing. Two
+    /// settings of a sweep trace the same 10x10 box: first a one-pixel diagonal (area 0), then the filled
+    /// square (area 81). Unfiltered, the diagonal comes first and the square is its duplicate; with
+    /// `minimumArea: 1` the diagonal goes and the square stays.
+    @Test func filterRunsBeforeDeduplication() throws {
+        var buffer = PixelBuffer(region: Rect(width: 20, height: 20), channels: 1, value: 1)
+        for y in 5..<15 { for x in 5..<15 { buffer[x, y, 0] = x == y ? 0.1 : 0.6 } }
+        let image = Image(buffer: buffer, layout: .gray)
+        // Adjustment 2 puts the cut at (pivot + 0.5) / 2: 0.4 (the diagonal alone), then 0.7 (the square).
+        let sweep: [String: any ParameterValue] = [
+            "contrastPivotSweep": [0.3, 0.9, 0.6], "contrastAdjustment": 2.0, "iouThreshold": 0.9,
+        ]
+        func contours(_ extra: [String: any ParameterValue]) throws -> [Contours.Contour] {
+            let outputs = try verifier.verify(
+                DetectContours.self, parameters: sweep.merging(extra) { $1 }, inputs: ["input": .image(image)])
+            guard case .contours(let contours)? = outputs["contours"] else { return [] }
+            return contours.contours
+        }
+        let plain = try contours([:])
+        #expect(plain.count == 1 && plain.first?.area == 0)
+        let filtered = try contours(["minimumArea": 1.0])
+        #expect(filtered.count == 1 && filtered.first?.area == 81)
+    }
+
+    /// An image that is foreground everywhere (white, traced light on dark) gives one contour around the
+    /// frame, through the edge pixels, as OpenCV's (the `full` fixture): 2 (w - 1) + 2 (h - 1) long and
+    /// (w - 1)(h - 1) in area. The filters keep it at exactly those minimums and drop it just above.
+    @Test func theFrameIsAContourLikeAnyOther() throws {
+        let white = Image(
+            buffer: PixelBuffer(region: Rect(width: 17, height: 12), channels: 1, value: 1), layout: .gray)
+        func frame(_ parameters: [String: any ParameterValue]) throws -> [Contours.Contour] {
+            var all = parameters
+            all["detectsDarkOnLight"] = false
+            let outputs = try verifier.verify(DetectContours.self, parameters: all, inputs: ["input": .image(white)])
+            guard case .contours(let contours)? = outputs["contours"] else { return [] }
+            return contours.contours
+        }
+        let kept = try frame(["minimumLength": 54.0, "minimumArea": 176.0])
+        #expect(kept.map(\.points) == [try ContourFixture("full").contours[0]])
+        #expect(kept.first?.parent == -1 && kept.first?.isHole == false)
+        #expect(try frame(["minimumLength": 54.5]).isEmpty)
+        #expect(try frame(["minimumArea": 176.5]).isEmpty)
     }
 }
 

@@ -106,6 +106,33 @@ public struct Contours: Sendable {
             return Rect(
                 x: x0, y: y0, width: Int(high.x.rounded(.up)) - x0 + 1, height: Int(high.y.rounded(.up)) - y0 + 1)
         }
+
+        /// The closed polyline's length, last point back to the first included, in pixels of the traced
+        /// grid: OpenCV's `arcLength(contour, closed: true)`. A single point has length 0; a one-pixel-wide
+        /// line of `n` pixels, traced there and back, about `2 (n - 1)`.
+        public var length: Double {
+            guard var previous = points.last, points.count > 1 else { return 0 }
+            var total = 0.0
+            for point in points {
+                let step = point - previous
+                total += (step * step).sum().squareRoot()
+                previous = point
+            }
+            return total
+        }
+
+        /// The area the closed polyline encloses (shoelace formula, always positive), in square pixels of
+        /// the traced grid: OpenCV's `contourArea(contour)`. The polyline runs through pixel centers, so a
+        /// filled 3x3 square encloses 4, and a line or a single pixel 0.
+        public var area: Double {
+            guard var previous = points.last else { return 0 }
+            var twice = 0.0
+            for point in points {
+                twice += previous.x * point.y - previous.y * point.x
+                previous = point
+            }
+            return abs(twice) / 2
+        }
     }
 
     public var contours: [Contour]

@@ -19,14 +19,34 @@ import TesseraCore
 ///    moves it whenever the pivot is not 0.5 (that is what makes sweeping it find new contours);
 /// 5. Suzuki-Abe border following with the full hierarchy, exactly as OpenCV's
 ///    `findContours(mask, RETR_TREE, CHAIN_APPROX_NONE)` on the same mask (``BorderFollowing``);
-/// 6. with `epsilon` above 0, each contour is simplified as OpenCV's `approxPolyDP(contour, epsilon *
+/// 6. with `minimumLength` or `minimumArea` above 0, contours whose traced border is shorter (OpenCV's
+///    `arcLength(contour, closed: true)`) or encloses less (OpenCV's `contourArea`), in traced pixels, are
+///    dropped. They are measured on the traced border, before simplification, so the filter does not
+///    move with `epsilon`;
+/// 7. with `epsilon` above 0, each contour is simplified as OpenCV's `approxPolyDP(contour, epsilon *
 ///    longer traced side, closed: true)` (``PolygonApproximation``); points stay traced pixels.
 ///
-/// A sweep runs steps 3 to 6 for every pair of pivot and adjustment (pivots outer, adjustments inner;
+/// A sweep runs steps 3 to 7 for every pair of pivot and adjustment (pivots outer, adjustments inner;
 /// each range `[from, to, step]` includes `to` when a step lands on it) and concatenates the contours
 /// in that order. `iouThreshold` then drops, in order, every contour whose bounding box has an IoU of at
-/// least the threshold with a contour kept before it (``BoxDeduplication``); a dropped contour's children
-/// move to its nearest kept ancestor.
+/// least the threshold with a contour kept before it (``BoxDeduplication``). The length and area filter
+/// comes first, so a speck it drops never suppresses a larger contour of another setting.
+///
+/// Whatever drops a contour keeps the tree whole: a kept contour whose parent was dropped hangs from its
+/// nearest kept ancestor (-1 if none), and children lists are renumbered. A one-pixel speck has length
+/// and area 0 and a one-pixel-wide line area 0, so any `minimumArea` drops them; blobs a few pixels
+/// across, which `epsilon` collapses to a point or a short line, take a `minimumLength` of a few tens
+/// of pixels (`Graphs/contour-art.yaml` uses 40 and an area of 20: about a fourteenth of the contours
+/// stay, and the drawing loses its dust, not its subject).
+///
+/// Pixels outside the image count as background, as OpenCV 4's `findContours` has them: a foreground
+/// region that touches the image's edge is traced through its edge pixels, so part of its border runs
+/// along the frame, and an image that is foreground everywhere (white on black with `detectsDarkOnLight:
+/// false`, say) gives one top-level contour around the whole frame. No parameter drops these: the frame
+/// contour is the longest and largest, and an edge run is part of a closed border (padding the input
+/// with background only moves the run inward). To keep frame lines out of a drawing, cover its outer
+/// ring: `crop` the drawing with `margin: -1` and `composite` that at `x: 1, y: 1` over a `constant`
+/// `like` it (for a downscaled trace, a margin of half the scale factor plus half the line width).
 ///
 /// Points are pixel coordinates in the traced grid, origin top-left (Vision's are normalized with the
 /// origin bottom-left). `epsilon` is in units of the traced grid's longer side, which equals Vision's
@@ -45,7 +65,8 @@ struct DetectContours: Node {
         outputs: [
             .init(
                 "contours", .contours,
-                doc: "Closed polylines in traced-grid pixel coordinates with parent, children and hole flags."),
+                doc: "Closed polylines in traced-grid pixel coordinates with parent, children and hole flags; a "
+                    + "region touching the image's edge is traced through its edge pixels, as OpenCV 4 does."),
             .init(
                 "mask", .image,
                 doc: "The binary image that was traced (of the first sweep setting): foreground 1, background 0."),
@@ -98,6 +119,18 @@ struct DetectContours: Node {
         range: 0...1, suggested: 0.5...1)
     var iouThreshold: Double? = nil
 
+    @Parameter(
+        doc: "Drop contours shorter than this, in traced pixels: the traced border's closed length (OpenCV's "
+            + "arcLength), measured before epsilon; 0 keeps all.",
+        range: 0...Double.infinity, suggested: 0...100, unit: "px")
+    var minimumLength = 0.0
+
+    @Parameter(
+        doc: "Drop contours enclosing less than this, in square traced pixels: the traced border's area (OpenCV's "
+            + "contourArea), measured before epsilon; 0 keeps all.",
+        range: 0...Double.infinity, suggested: 0...1000, unit: "px²")
+    var minimumArea = 0.0
+
     /// More settings than this in one sweep is surely a mistake (each traces the whole grid).
     static let maximumSettings = 10_000
 
@@ -146,6 +179,7 @@ struct DetectContours: Node {
         let pixelEpsilon = epsilon * Double(Swift.max(size.width, size.height))
         let settings = pivots.flatMap { pivot in adjustments.map { (pivot: pivot, adjustment: $0) } }
         let darkOnLight = detectsDarkOnLight
+        let (minimumLength, minimumArea) = (self.minimumLength, self.minimumArea)
         // Each setting is an independent job: the engine may run them at once; results come in order.
         let traced = try Jobs.current.map(settings.count) { index in
             var mask = [UInt8](repeating: 0, count: luminance.count)
@@ -153,6 +187,9 @@ struct DetectContours: Node {
                 luminance, into: &mask, pivot: Float(settings[index].pivot),
                 adjustment: Float(settings[index].adjustment), darkOnLight: darkOnLight)
             var contours = BorderFollowing.trace(mask: mask, width: size.width, height: size.height)
+            if minimumLength > 0 || minimumArea > 0 {
+                contours = Self.filtered(contours, minimumLength: minimumLength, minimumArea: minimumArea)
+            }
             if pixelEpsilon > 0 {
                 for i in contours.indices {
                     contours[i].points = PolygonApproximation.closed(contours[i].points, epsilon: pixelEpsilon)
@@ -256,10 +293,26 @@ struct DetectContours: Node {
         return Double(threshold + 1) / 256
     }
 
+    /// The contours at least `minimumLength` long and enclosing at least `minimumArea` (``Contours/Contour/length``
+    /// and ``Contours/Contour/area``, in traced pixels), the tree kept whole as ``keeping(_:of:)`` keeps it.
+    static func filtered(
+        _ contours: [Contours.Contour], minimumLength: Double, minimumArea: Double
+    ) -> [Contours.Contour] {
+        keeping(
+            contours.indices.filter { contours[$0].length >= minimumLength && contours[$0].area >= minimumArea },
+            of: contours)
+    }
+
     /// `contours` without the near-duplicates ``BoxDeduplication`` finds; parents and children are
     /// renumbered, and a dropped contour's children hang from its nearest kept ancestor.
     static func deduplicated(_ contours: [Contours.Contour], threshold: Double) -> [Contours.Contour] {
-        let keep = BoxDeduplication.keep(contours.map(\.boundingBox), threshold: threshold)
+        keeping(BoxDeduplication.keep(contours.map(\.boundingBox), threshold: threshold), of: contours)
+    }
+
+    /// The contours at the indices `keep` (increasing), renumbered: a kept contour whose parent was dropped
+    /// hangs from its nearest kept ancestor (or none: -1), and each kept contour's children are the kept
+    /// contours that now name it, in order. Hole flags stay: they say which side of a region a border is.
+    static func keeping(_ keep: [Int], of contours: [Contours.Contour]) -> [Contours.Contour] {
         var position = [Int](repeating: -1, count: contours.count)
         for (new, old) in keep.enumerated() { position[old] = new }
         var result = keep.map { contours[$0] }

@@ -58,23 +58,11 @@ struct DrawContours: Node {
             Double(width) / Double(Swift.max(contours.width, 1)), Double(height) / Double(Swift.max(contours.height, 1))
         )
         let kernel = Kernel(
-            segments: Self.segments(contours, scale: scale), width: width, height: height,
-            color: SIMD4(color.map(Float.init)), lineWidth: lineWidth,
-            background: input == nil ? SIMD4(background.map(Float.init)) : nil)
-        let layout: PixelLayout
-        let depth: SampleDepth
-        if let input {
-            layout = input.layout.hasAlpha ? .rgba : .rgb
-            depth = input.depth
-        } else {
-            layout = background[3] < 1 ? .rgba : .rgb
-            depth = .uint8
-        }
+            segments: Self.segments(contours, scale: scale), width: width, height: height, lineWidth: lineWidth,
+            paint: StrokePaint(color: color, background: input == nil ? background : nil))
         return NodeOutputs(
             .image(
-                Image(
-                    width: width, height: height, layout: layout, depth: depth, kernel: kernel,
-                    inputs: input.map { [KernelInput($0)] } ?? [])))
+                StrokePaint.image(width: width, height: height, input: input, background: background, kernel: kernel)))
     }
 
     /// Every contour's closing polyline as segments `(x0, y0, x1, y1)` in output pixels (pixel centers at
@@ -101,15 +89,11 @@ struct DrawContours: Node {
         /// Cell (row-major over the output) -> the segments whose reach touches it.
         let cells: [[Int32]]
         let columns: Int
-        let color: SIMD4<Float>
         let lineWidth: Double
         let reach: Double
-        let background: SIMD4<Float>?
+        let paint: StrokePaint
 
-        init(
-            segments: [SIMD4<Double>], width: Int, height: Int, color: SIMD4<Float>, lineWidth: Double,
-            background: SIMD4<Float>?
-        ) {
+        init(segments: [SIMD4<Double>], width: Int, height: Int, lineWidth: Double, paint: StrokePaint) {
             let size = DrawContours.cellSize
             columns = (width + size - 1) / size
             let rows = (height + size - 1) / size
@@ -131,9 +115,8 @@ struct DrawContours: Node {
             }
             self.segments = kept
             self.cells = cells
-            self.color = color
             self.lineWidth = lineWidth
-            self.background = background
+            self.paint = paint
         }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
@@ -154,44 +137,15 @@ struct DrawContours: Node {
                     }
                 }
             }
-            let color = self.color
-            if let background {
-                var i = 0
-                output.samples.withUnsafeMutableBufferPointer { samples in
-                    for pixel in 0..<region.area {
-                        let a = coverage[pixel] * color.w
-                        let value = Self.over(color, alpha: a, background)
-                        for c in 0..<output.channels { samples[i + c] = value[c] }
-                        i += output.channels
-                    }
-                }
-                return
-            }
-            var pixel = 0
-            PointLoop.map(&output, inputs[0]) { p in
-                defer { pixel += 1 }
-                return Self.over(color, alpha: coverage[pixel] * color.w, p)
-            }
-        }
-
-        /// `color` at `alpha` over `below` (straight alpha, source over).
-        @inline(__always)
-        static func over(_ color: SIMD4<Float>, alpha: Float, _ below: SIMD4<Float>) -> SIMD4<Float> {
-            let outAlpha = alpha + below.w * (1 - alpha)
-            guard outAlpha > 0 else { return SIMD4(0, 0, 0, 0) }
-            var mixed = (color * alpha + below * below.w * (1 - alpha)) / outAlpha
-            mixed.w = outAlpha
-            return mixed
+            paint.paint(coverage, into: &output, from: inputs)
         }
 
         /// Raises `coverage` to this segment's over the pixels of `region` it reaches.
         func stroke(_ segment: SIMD4<Double>, region: Rect, half: Double, thin: Double, into coverage: inout [Float]) {
             let a = SIMD2(segment.x, segment.y)
             let b = SIMD2(segment.z, segment.w)
-            // The segment's reach within the region, clamped in floating point before converting.
-            func clamp(_ value: Double, _ low: Int, _ high: Int) -> Int {
-                Int(Swift.min(Swift.max(value, Double(low)), Double(high)))
-            }
+            // The segment's reach within the region.
+            let clamp = StrokePaint.pixel
             let x0 = clamp((Swift.min(a.x, b.x) - reach).rounded(.down), region.minX, region.maxX)
             let x1 = clamp((Swift.max(a.x, b.x) + reach).rounded(.up), region.minX - 1, region.maxX - 1)
             let y0 = clamp((Swift.min(a.y, b.y) - reach).rounded(.down), region.minY, region.maxY)
