@@ -39,7 +39,9 @@ extension Graph {
     public var writtenFiles: [String] {
         nodes.flatMap { node in
             node.declaration.parameters.filter { $0.type == .path(isOutput: true) }.compactMap { parameter in
-                if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source { return path.resolved }
+                if case .value(let path as OutputPath) = node.parameters[parameter.name]?.source {
+                    return path.resolved
+                }
                 return nil
             }
         }

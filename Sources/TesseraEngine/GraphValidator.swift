@@ -439,7 +439,8 @@ struct GraphValidator {
             guard values.count == draft.parameters.count else { continue }  // some come from upstream: at run time
             var inputTypes: [String: PortType] = [:]
             for (input, reference) in draft.inputs {
-                inputTypes[input] = drafts.first { $0.name == reference.node }?.declaration?
+                inputTypes[input] =
+                    drafts.first { $0.name == reference.node }?.declaration?
                     .output(named: reference.port)?.type
             }
             let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))

@@ -135,7 +135,8 @@ extension Samples {
     ) -> SampleEncoder {
         if let background, channels == 4, fileChannels == 1 || fileChannels == 3, depth != .float32 {
             let maxValue: Float = depth == .uint8 ? 255 : 65535
-            let format = "\(depth), 4 channels over (\(background.x), \(background.y), \(background.z)) to \(fileChannels)"
+            let format =
+                "\(depth), 4 channels over (\(background.x), \(background.y), \(background.z)) to \(fileChannels)"
             let bytes = fileChannels * (depth == .uint8 ? 1 : 2)
             return SampleEncoder(format: format, bytesPerPixel: bytes) { from, count, to in
                 if depth == .uint8 {

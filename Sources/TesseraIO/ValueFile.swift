@@ -86,7 +86,8 @@ public enum ValueFile {
             "{\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
                 + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))}"
         }
-        return "{\"kind\": \"boxes\", \"boxes\": [" + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
+        return "{\"kind\": \"boxes\", \"boxes\": ["
+            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
             + "]}\n"
     }
 

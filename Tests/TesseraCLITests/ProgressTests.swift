@@ -21,7 +21,8 @@ import Testing
     ) {
         // Glibc's module leaves out the X/Open terminal calls: look them up in libc.
         func libc<T>(_ name: String, as type: T.Type) throws -> T {
-            unsafeBitCast(try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name), "libc has \(name)"), to: type)
+            unsafeBitCast(
+                try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name), "libc has \(name)"), to: type)
         }
         typealias OnDescriptor = @convention(c) (Int32) -> Int32
         let openMaster = try libc("posix_openpt", as: OnDescriptor.self)
@@ -58,7 +59,9 @@ import Testing
         }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: shown, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: shown, as: UTF8.self)
+        )
     }
 
     /// The percentages a bar drew, in order.

@@ -139,7 +139,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.yaml:4:47: error: save node 'out' has no input or parameter 'qualty' (it takes input, path, depth, "
-                + "quality, compression, tile, progressive, stroke, strokeWidth, colorByDepth); did you mean 'quality'?"
+                + "quality, compression, tile, progressive, background, stroke, strokeWidth, colorByDepth); did you mean 'quality'?"
         ]),
     BrokenGraph(
         name: "JSON: unknown parameter", file: "g.json",
@@ -243,7 +243,7 @@ let brokenGraphs: [BrokenGraph] = [
     BrokenGraph(
         name: "required input missing",
         text: "version: 1\nnodes:\n  out: { op: save, path: o.png }\n",
-        expected: ["g.yaml:3:3: error: save node 'out' needs input 'input' (an image or contours)"]),
+        expected: ["g.yaml:3:3: error: save node 'out' needs input 'input' (any value)"]),
     BrokenGraph(
         name: "required parameter missing",
         text: "version: 1\nnodes:\n  photo: { op: load }\n  out: { op: save, input: photo, path: o.png }\n",
@@ -281,15 +281,77 @@ let brokenGraphs: [BrokenGraph] = [
         expected: [
             "g.yaml:4:31: error: input 'input' of 'out' (testCrop) takes an image, but 'c' (testContours) gives contours"
         ]),
+    // MARK: What save writes, known without pixels
     BrokenGraph(
-        name: "port type mismatch: a named port", file: "g.json",
+        name: "save: an image to .json, with an option; the format is the problem",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testConstant }
+              out: { op: save, input: a, path: o.json, quality: 80 }
+            """,
+        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .json; use .png, .tif or .jpg"]),
+    BrokenGraph(
+        name: "save: an image to .svg",
+        text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.svg }\n",
+        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .svg; use .png, .tif or .jpg"]),
+    BrokenGraph(
+        name: "save: contours to .png",
+        text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: save, input: c, path: c.png }\n",
+        expected: ["g.yaml:4:36: error: out.path: contours are written as .json or .svg, not 'c.png'"]),
+    BrokenGraph(
+        name: "save: a number to .png", file: "g.json",
         text: """
             {"version": 1, "nodes": {
               "b": {"op": "testBoxes"},
               "out": {"op": "save", "input": "b.count", "path": "o.png"}}}
             """,
+        expected: ["g.json:3:53: error: out.path: a number is written as .json, not 'o.png'"]),
+    BrokenGraph(
+        name: "save: boxes to .json take no image or SVG options, each reported",
+        text: """
+            version: 1
+            nodes:
+              b: { op: testBoxes }
+              out: { op: save, input: b.boxes, path: b.json, quality: 80, stroke: [1, 0, 0, 1], background: [0, 0, 0] }
+            """,
         expected: [
-            "g.json:3:34: error: input 'input' of 'out' (save) takes an image or contours, but 'b.count' (testBoxes) "
+            "g.yaml:4:59: error: out.quality: for JPEG and TIFF files only; .json files do not take it",
+            "g.yaml:4:71: error: out.stroke: for SVG files only; .json files do not take it",
+            "g.yaml:4:97: error: out.background: for JPEG files only; .json files do not take it",
+        ]),
+    BrokenGraph(
+        name: "save: every problem of an image option set for PNG",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testConstant }
+              out: { op: save, input: a, path: o.png, depth: float, tile: 256, progressive: true, strokeWidth: 2 }
+            """,
+        expected: [
+            "g.yaml:4:50: error: out.depth: PNG holds 8- or 16-bit samples, not float",
+            "g.yaml:4:63: error: out.tile: for TIFF files only; .png files do not take it",
+            "g.yaml:4:81: error: out.progressive: for JPEG files only; .png files do not take it",
+            "g.yaml:4:100: error: out.strokeWidth: for SVG files only; .png files do not take it",
+        ]),
+    BrokenGraph(
+        name: "save: a format option from --set on a format without it",
+        text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.png }\n",
+        overrides: ["out.quality=70"],
+        expected: ["--set out.quality=70: error: out.quality: for JPEG and TIFF files only; .png files do not take it"]),
+    BrokenGraph(
+        name: "unknown op, perhaps a plugin's",
+        text: "version: 1\nnodes:\n  a: { op: testConstant }\n  e: { op: sobel, input: a }\n",
+        expected: ["g.yaml:4:12: error: unknown op 'sobel'; " + noPluginHasIt]),
+    BrokenGraph(
+        name: "port type mismatch: a named port", file: "g.json",
+        text: """
+            {"version": 1, "nodes": {
+              "b": {"op": "testBoxes"},
+              "out": {"op": "testCrop", "input": "b.count", "rect": [0, 0, 1, 1]}}}
+            """,
+        expected: [
+            "g.json:3:38: error: input 'input' of 'out' (testCrop) takes an image, but 'b.count' (testBoxes) "
                 + "gives a number"
         ]),
     BrokenGraph(
@@ -391,7 +453,7 @@ let brokenGraphs: [BrokenGraph] = [
             "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
             "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
             "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
-                + "compression, tile, progressive, stroke, strokeWidth, colorByDepth); did you mean 'quality'?",
+                + "compression, tile, progressive, background, stroke, strokeWidth, colorByDepth); did you mean 'quality'?",
             "--set out.tile=[1,: error: cannot read the value '[1,'",
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
         ]),

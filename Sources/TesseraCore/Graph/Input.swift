@@ -12,10 +12,14 @@ public struct InputDeclaration: Sendable {
 }
 
 extension InputDeclaration {
-    /// The accepted types in words, for messages: "an image", "an image or contours".
-    public var typePhrase: String { accepted.map(\.phrase).joined(separator: " or ") }
-    /// The accepted types' names, for listings: "image", "image or contours".
-    public var typeName: String { accepted.map(\.rawValue).joined(separator: " or ") }
+    /// The accepted types in words, for messages: "an image", "an image or contours", "any value".
+    public var typePhrase: String {
+        acceptsAll ? "any value" : accepted.map(\.phrase).joined(separator: " or ")
+    }
+    /// The accepted types' names, for listings: "image", "image or contours", "any".
+    public var typeName: String { acceptsAll ? "any" : accepted.map(\.rawValue).joined(separator: " or ") }
+
+    private var acceptsAll: Bool { Set(accepted) == Set(PortType.allCases) }
 }
 
 /// What a node output port declares.

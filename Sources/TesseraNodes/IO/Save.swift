@@ -94,7 +94,10 @@ struct Save: Node {
         // Unconnected (a node checked on its own), the input's type is unknown: the path decides.
         if let problem = pathProblem(for: context.inputTypes["input"]) { return [problem] }
         guard let format = Self.format(of: path.resolved) else {
-            return [NodeProblem(parameter: "path", "cannot tell the format from the name: use .png, .tif, .jpg, .json or .svg")]
+            return [
+                NodeProblem(
+                    parameter: "path", "cannot tell the format from the name: use .png, .tif, .jpg, .json or .svg")
+            ]
         }
         let written = (path.resolved as NSString).pathExtension.lowercased()
         var problems: [NodeProblem] = []
@@ -132,7 +135,8 @@ struct Save: Node {
             return ValueFile.problem(writing: type, to: file).map { NodeProblem(parameter: "path", $0) }
         }
         if let value = ValueFile.Format(path: file) {
-            return NodeProblem(parameter: "path", "an image cannot be written as .\(value.rawValue); use .png, .tif or .jpg")
+            return NodeProblem(
+                parameter: "path", "an image cannot be written as .\(value.rawValue); use .png, .tif or .jpg")
         }
         do {
             _ = try ImageFormat.forWriting(path: file)
