@@ -340,6 +340,22 @@ let brokenGraphs: [BrokenGraph] = [
         overrides: ["out.quality=70"],
         expected: ["--set out.quality=70: error: out.quality: for JPEG and TIFF files only; .png files do not take it"]),
     BrokenGraph(
+        name: "drawBoxes: an image to draw on or one to take the size of, not both",
+        text: """
+            version: 1
+            nodes:
+              a: { op: testConstant }
+              b: { op: testBoxes }
+              both: { op: drawBoxes, boxes: b.boxes, input: a, like: a }
+              none: { op: drawBoxes, boxes: b.boxes }
+              o1: { op: save, input: both, path: o1.png }
+              o2: { op: save, input: none, path: o2.png }
+            """,
+        expected: [
+            "g.yaml:5:58: error: both.like: connect `input` (to draw on) or `like`, not both",
+            "g.yaml:6:3: error: none.like: connect `input` (the image to draw on) or `like` (an image whose size to take)",
+        ]),
+    BrokenGraph(
         name: "unknown op, perhaps a plugin's",
         text: "version: 1\nnodes:\n  a: { op: testConstant }\n  e: { op: sobel, input: a }\n",
         expected: ["g.yaml:4:12: error: unknown op 'sobel'; " + noPluginHasIt]),

@@ -14,7 +14,8 @@ public struct RunOptions: Sendable {
     public var tileSize: Int
     /// Record one span per node per tile, for ``RunReport/traceJSON()``.
     public var tracing: Bool
-    /// Called as the sinks' pixels are written, with the fraction done (0...1), from any thread.
+    /// Called as the run advances, with the fraction done (0...1), from any thread but one call at a
+    /// time, each fraction larger than the last.
     public var progress: (@Sendable (Double) -> Void)?
     /// Set it to stop a run from another thread (a signal handler, a user interface).
     public var cancellation: Cancellation
@@ -110,6 +111,8 @@ final class RunMonitor: Sendable {
         var completed = 0
         var total = 0
         var done = 0
+        /// The last fraction handed to the callback.
+        var reported = 0.0
 
         var fraction: Double {
             let current = total > 0 ? Swift.min(1, Double(done) / Double(total)) : 0
@@ -130,23 +133,31 @@ final class RunMonitor: Sendable {
 
     /// The stage is over, however much of its input it read.
     func endStage() {
-        let fraction = progress.withLock { state -> Double in
+        progress.withLock { state in
             state.completed += 1
             state.total = 0
             state.done = 0
-            return state.fraction
+            report(&state)
         }
-        options.progress?(fraction)
     }
 
     /// The current stage read `pixels` more.
     func advance(pixels: Int) {
-        guard let report = options.progress else { return }
-        let fraction = progress.withLock { state -> Double in
+        guard options.progress != nil else { return }
+        progress.withLock { state in
             state.done += pixels
-            return state.fraction
+            report(&state)
         }
-        report(fraction)
+    }
+
+    /// Calls the progress callback under the lock, so that its calls come one at a time and in order:
+    /// two workers finishing tiles at once never report 100% before 99%.
+    private func report(_ state: inout Progress) {
+        guard let callback = options.progress else { return }
+        let fraction = Swift.max(state.fraction, state.reported)
+        guard fraction > state.reported else { return }
+        state.reported = fraction
+        callback(fraction)
     }
 
     /// Times `body` as node `node`'s rendering of `region`, excluding the time spent in the nodes it

@@ -70,16 +70,27 @@ struct DrawBoxes: Node {
     @Parameter(doc: "Multiply each box's stroke by its confidence (0...1), so weak boxes are drawn faint.")
     var confidenceAsOpacity = false
 
-    func run() throws -> NodeOutputs {
-        let size: Image
+    /// Which images are connected is known before the run: `tessera validate` checks it.
+    func validate(in context: ValidationContext) -> [NodeProblem] {
+        Self.sizeProblem(input: context.inputTypes["input"] != nil, like: context.inputTypes["like"] != nil).map {
+            [$0]
+        } ?? []
+    }
+
+    /// What is wrong with the images connected, if anything: exactly one of `input` and `like` gives the size.
+    static func sizeProblem(input: Bool, like: Bool) -> NodeProblem? {
         switch (input, like) {
-        case (let input?, nil): size = input
-        case (nil, let like?): size = like
-        case (_?, _?): throw NodeProblem(parameter: "like", "connect `input` (to draw on) or `like`, not both")
-        case (nil, nil):
-            throw NodeProblem(
+        case (true, true): NodeProblem(parameter: "like", "connect `input` (to draw on) or `like`, not both")
+        case (false, false):
+            NodeProblem(
                 parameter: "like", "connect `input` (the image to draw on) or `like` (an image whose size to take)")
+        default: nil
         }
+    }
+
+    func run() throws -> NodeOutputs {
+        if let problem = Self.sizeProblem(input: input != nil, like: like != nil) { throw problem }
+        guard let size = input ?? like else { return .none }
         let strokes = boxes.compactMap {
             Stroke(
                 $0, lineWidth: lineWidth, opacity: confidenceAsOpacity ? $0.confidence : 1,
