@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,7 +53,43 @@ struct tsr_png_reader {
     png_structp png;
     png_infop info;
     tsr_png_errors errors;
+    int started;
+    int channels;
+    int bytes_per_sample;
 };
+
+static uint32_t tsr_read_be32(const png_byte *bytes) {
+    return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 | bytes[3];
+}
+
+// Adds up the IDAT chunk lengths from the chunk headers, seeking over the data, and puts the file back
+// where libpng left it (at the first IDAT's data). UINT64_MAX when the file cannot seek.
+static uint64_t tsr_png_idat_bytes(FILE *file) {
+    long start = ftell(file);
+    if (start < 8 || fseek(file, start - 8, SEEK_SET) != 0) return UINT64_MAX;
+    uint64_t total = 0;
+    png_byte header[8];
+    while (fread(header, 1, 8, file) == 8 && memcmp(header + 4, "IDAT", 4) == 0) {
+        uint32_t length = tsr_read_be32(header);
+        total += length;
+        if (fseek(file, (long)length + 4, SEEK_CUR) != 0) break;
+    }
+    clearerr(file);
+    if (fseek(file, start, SEEK_SET) != 0) return UINT64_MAX;
+    return total;
+}
+
+// libpng allocates its row buffers here, so this waits for the first read: by then the caller has
+// checked the image's size against its limits.
+static void tsr_png_start(tsr_png_reader *r) {
+    if (r->started) return;
+    png_read_update_info(r->png, r->info);
+    if (png_get_channels(r->png, r->info) != r->channels
+        || (png_get_bit_depth(r->png, r->info) == 16 ? 2 : 1) != r->bytes_per_sample) {
+        png_error(r->png, "internal error: the row layout differs from the one announced");
+    }
+    r->started = 1;
+}
 
 // libpng's own reader says only "Read Error" when the file ends early.
 static void tsr_png_read_data(png_structp png, png_bytep data, size_t length) {
@@ -133,15 +171,21 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
     if (out->interlaced) {
         (void)png_set_interlace_handling(r->png);
     }
-    png_read_update_info(r->png, r->info);
+    // What the transformations above deliver, worked out here instead of by png_read_update_info, which
+    // allocates a row: a palette becomes RGB, a tRNS chunk adds alpha, small gray samples take a byte.
+    int channels = color == PNG_COLOR_TYPE_PALETTE ? 3 : png_get_channels(r->png, r->info);
+    if (has_trns) channels += 1;
 
     out->width = width;
     out->height = height;
     out->file_bit_depth = depth;
     out->file_color_type = color;
-    out->channels = png_get_channels(r->png, r->info);
-    out->bytes_per_sample = png_get_bit_depth(r->png, r->info) == 16 ? 2 : 1;
+    out->channels = channels;
+    out->bytes_per_sample = depth == 16 ? 2 : 1;
     out->max_value = max_value;
+    out->idat_bytes = tsr_png_idat_bytes(file);
+    r->channels = out->channels;
+    r->bytes_per_sample = out->bytes_per_sample;
     return r;
 }
 
@@ -150,6 +194,7 @@ int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_
         copy_message(err, errlen, r->errors.message);
         return -1;
     }
+    tsr_png_start(r);
     for (uint32_t row = 0; row < count; row++) {
         png_read_row(r->png, buffer + (size_t)row * stride, NULL);
     }
@@ -169,6 +214,7 @@ int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *
         free(rows);
         return -1;
     }
+    tsr_png_start(r);
     png_read_image(r->png, rows);
     free(rows);
     return 0;
@@ -337,7 +383,7 @@ static int tsr_jpeg_check_warning(tsr_jpeg_reader *r, char *err, size_t errlen) 
     return 0;
 }
 
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, char *err, size_t errlen) {
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t max_memory, char *err, size_t errlen) {
     tsr_jpeg_reader *r = calloc(1, sizeof *r);
     if (r == NULL) {
         copy_message(err, errlen, "out of memory");
@@ -358,6 +404,9 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, char *err, 
     }
     jpeg_create_decompress(&r->cinfo);
     r->created = 1;
+    // A second guard behind the caller's own check: libjpeg counts what its pools hold and fails
+    // instead of growing past this.
+    r->cinfo.mem->max_memory_to_use = max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)max_memory;
     jpeg_stdio_src(&r->cinfo, r->file);
     jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&r->cinfo, TRUE);
@@ -392,6 +441,23 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, char *err, 
     out->height = r->cinfo.image_height;
     out->channels = r->cinfo.out_color_space == JCS_GRAYSCALE ? 1 : 3;
     out->progressive = jpeg_has_multiple_scans(&r->cinfo);
+    // A file of several scans (progressive, or one scan per component) is decoded into coefficient
+    // buffers for the whole image, 2 bytes a coefficient, in rows of whole MCUs (jdcoefct.c).
+    out->coefficient_bytes = 0;
+    out->fewest_blocks = UINT64_MAX;
+    for (int ci = 0; ci < r->cinfo.num_components; ci++) {
+        const jpeg_component_info *c = &r->cinfo.comp_info[ci];
+        uint64_t wide = c->width_in_blocks, high = c->height_in_blocks;
+        uint64_t blocks = wide * high;
+        if (blocks < out->fewest_blocks) out->fewest_blocks = blocks;
+        uint64_t h = c->h_samp_factor > 0 ? (uint64_t)c->h_samp_factor : 1;
+        uint64_t v = c->v_samp_factor > 0 ? (uint64_t)c->v_samp_factor : 1;
+        if (out->progressive) out->coefficient_bytes += (wide + h - 1) / h * h * ((high + v - 1) / v * v) * 128;
+    }
+    if (out->fewest_blocks == UINT64_MAX) out->fewest_blocks = 0;
+    out->arithmetic = r->cinfo.arith_code ? 1 : 0;
+    struct stat status;
+    out->file_bytes = fstat(fileno(r->file), &status) == 0 ? (uint64_t)status.st_size : UINT64_MAX;
     return r;
 }
 

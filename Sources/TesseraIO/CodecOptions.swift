@@ -1,14 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import TesseraCore
 
 /// How to decode a file.
+///
+/// Two limits guard against decompression bombs (a small file whose header claims a huge image): both
+/// are checked against the header before any pixel memory is allocated.
 public struct DecodeOptions: Sendable {
     /// Files whose header claims more pixels than this are refused before any pixel memory is allocated.
     public var maxPixels: Int = 1 << 30
+    /// The most memory, in bytes, that decoding a file may need at once: libpng's rows and a band of
+    /// them, libjpeg's whole-image coefficients for a progressive file, a TIFF's strips or tiles, a whole
+    /// image where it is decoded whole. A header that needs more is refused before any of it is allocated.
+    public var maxMemory: Int = DecodeOptions.defaultMaxMemory
     /// Turns the image upright by its EXIF orientation, as OpenCV `imread` and libvips `autorot` do.
     public var appliesOrientation: Bool = true
 
-    public init(maxPixels: Int = 1 << 30, appliesOrientation: Bool = true) {
+    /// A quarter of the physical memory (1 GiB where it cannot be read).
+    public static let defaultMaxMemory: Int = {
+        #if canImport(Glibc)
+            let pages = sysconf(Int32(_SC_PHYS_PAGES))
+            let pageSize = sysconf(Int32(_SC_PAGESIZE))
+            if pages > 0, pageSize > 0 { return saturatingProduct(pages, pageSize) / 4 }
+        #endif
+        return 1 << 30
+    }()
+
+    /// `maxMemory` nil (or 0) takes ``defaultMaxMemory``.
+    public init(maxPixels: Int = 1 << 30, maxMemory: Int? = nil, appliesOrientation: Bool = true) {
         self.maxPixels = maxPixels
+        self.maxMemory = maxMemory.flatMap { $0 > 0 ? $0 : nil } ?? Self.defaultMaxMemory
         self.appliesOrientation = appliesOrientation
     }
 
@@ -25,6 +47,75 @@ public struct DecodeOptions: Sendable {
             )
         }
     }
+
+    /// Refuses a decode that needs more than `maxMemory` bytes at once. `format` and `what` start the
+    /// message: "PNG: decoding 8585283x45 pixels needs 7.8 GiB at once, ...".
+    func checkMemory(_ bytes: Int, format: String, what: String, path: String) throws {
+        if bytes > maxMemory {
+            throw ImageError(
+                path: path,
+                message:
+                    "\(format): \(what) needs \(Self.describe(bytes: bytes)) at once, more than the limit of \(Self.describe(bytes: maxMemory)) (raise the limit: --max-memory, or maxMemory in a graph)"
+            )
+        }
+    }
+
+    /// Bytes in binary units, as `--max-memory` reads them: "512 B", "3.5 MiB", "7.8 GiB".
+    public static func describe(bytes: Int) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+        guard bytes >= 1024 else { return "\(bytes) B" }
+        var value = Double(bytes) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let tenths = (value * 10).rounded()
+        let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
+        return "\(text) \(units[unit])"
+    }
+
+    /// Reads a byte count as `--max-memory` and the `load` node take it: a number of bytes, or one with
+    /// a binary suffix (`512M`, `2G`, `2GiB`, `1.5g`). Nil when the text is none of these.
+    public static func parseBytes(_ text: String) -> Int? {
+        var number = text.filter { !$0.isWhitespace }.lowercased()
+        for suffix in ["ib", "b"] where number.hasSuffix(suffix) && number.count > suffix.count {
+            number.removeLast(suffix.count)
+            break
+        }
+        let powers: [Character: Double] = ["k": 0x400, "m": 0x10_0000, "g": 0x4000_0000, "t": 0x100_0000_0000]
+        var scale: Double = 1
+        if let last = number.last, let power = powers[last] {
+            scale = power
+            number.removeLast()
+        }
+        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+        let bytes = value * scale
+        return bytes < 0x1p63 ? Int(bytes) : nil
+    }
+}
+
+/// `factors` multiplied, or `Int.max` when the product does not fit: sizes from a header are products
+/// of untrusted numbers, and an overflow must read as "too big", never wrap or trap.
+func saturatingProduct(_ factors: Int...) -> Int {
+    var product = 1
+    for factor in factors {
+        let (next, overflow) = product.multipliedReportingOverflow(by: Swift.max(0, factor))
+        if overflow { return .max }
+        product = next
+    }
+    return product
+}
+
+/// `terms` added, or `Int.max` when the sum does not fit.
+func saturatingSum(_ terms: Int...) -> Int {
+    var sum = 0
+    for term in terms {
+        let (next, overflow) = sum.addingReportingOverflow(term)
+        if overflow { return .max }
+        sum = next
+    }
+    return sum
 }
 
 /// Compression of a TIFF file.

@@ -3,12 +3,14 @@ import TesseraCore
 /// Reading and writing image files: the entry point the command line, the `load` and `save` nodes and
 /// embedding programs share.
 public enum ImageFile {
-    /// What the header of the file at `path` says, without decoding pixels.
+    /// What the header of the file at `path` says, without decoding pixels. A header that ``load(path:options:)``
+    /// would refuse (over `options.maxPixels` or `options.maxMemory`, or claiming more than the file holds)
+    /// is refused here too, so `info` answers for what `load` will do.
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
         switch try ImageFormat.detect(path: path) {
-        case .png: return try PNGCodec.info(path: path)
+        case .png: return try PNGCodec.info(path: path, options: options)
         case .jpeg: return try JPEGCodec.info(path: path, options: options)
-        case .tiff: return try TIFFReader(path: path, options: DecodeOptions(maxPixels: .max)).info
+        case .tiff: return try TIFFReader(path: path, options: options).info
         }
     }
 
@@ -16,7 +18,7 @@ public enum ImageFile {
     /// is asked for (TIFF: only the strips or tiles it touches; PNG and JPEG: the whole image, once).
     ///
     /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
-    ///   than `options.maxPixels`.
+    ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
         switch try ImageFormat.detect(path: path) {
         case .png: return try PNGCodec.load(path: path, options: options)

@@ -3,10 +3,11 @@ import TesseraCore
 
 /// JPEG through libjpeg-turbo: baseline and progressive, gray and color (CMYK converted), EXIF orientation.
 enum JPEGCodec {
-    private static func open(_ path: String) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int) {
+    private static func open(_ path: String, maxMemory: Int) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int)
+    {
         var info = tsr_jpeg_info()
         var error = ShimError()
-        guard let reader = tsr_jpeg_open(path, &info, &error.buffer, ShimError.capacity) else {
+        guard let reader = tsr_jpeg_open(path, &info, UInt64(maxMemory), &error.buffer, ShimError.capacity) else {
             throw ImageError(path: path, message: "JPEG: \(error.message)")
         }
         var orientation = 1
@@ -28,22 +29,59 @@ enum JPEGCodec {
     }
 
     static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
-        let (reader, header, orientation) = try open(path)
+        let (reader, header, orientation) = try open(path, maxMemory: options.maxMemory)
         tsr_jpeg_close(reader)
-        return describe(header, orientation: orientation, applied: options.appliesOrientation)
+        let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
+        try check(
+            header, info: info, turned: options.appliesOrientation && orientation != 1, path: path, options: options)
+        return info
+    }
+
+    /// Refuses a header whose image is over the limits, or more than the file can hold, before
+    /// `jpeg_start_decompress` allocates for it.
+    ///
+    /// Memory counted: libjpeg's whole-image coefficients for a file of several scans (progressive),
+    /// a band of rows as stored and as Float32, and a turned image twice whole (decoded, then turned).
+    static func check(
+        _ header: tsr_jpeg_info, info: ImageInfo, turned: Bool, path: String, options: DecodeOptions
+    ) throws {
+        try options.checkSize(width: info.width, height: info.height, path: path)
+        // Every Huffman-coded scan spends at least one bit on each block of its components, and a file
+        // that decodes has a scan; arithmetic coding can spend less, so it is left to the memory limit.
+        if header.arithmetic == 0, header.file_bytes != UInt64.max,
+            saturatingProduct(Int(header.file_bytes), 8) < Int(clamping: header.fewest_blocks)
+        {
+            throw ImageError(
+                path: path,
+                message:
+                    "JPEG: a \(header.file_bytes)-byte file cannot hold \(info.width)x\(info.height) pixels (each 8x8 block takes at least a bit); the file is truncated or crafted"
+            )
+        }
+        let channels = info.layout.channels
+        let rows = Swift.min(info.height, RowBands.height)
+        let band = saturatingSum(
+            saturatingProduct(info.width, Int(header.channels), rows),
+            saturatingProduct(info.width, channels, MemoryLayout<Float>.size, rows))
+        let whole = turned ? saturatingProduct(info.width, info.height, channels, MemoryLayout<Float>.size, 2) : 0
+        let bytes = saturatingSum(Int(clamping: header.coefficient_bytes), band, whole)
+        try options.checkMemory(
+            bytes, format: "JPEG", what: "decoding \(info.width)x\(info.height) pixels", path: path)
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header, orientation) = try open(path)
+        let (probe, header, orientation) = try open(path, maxMemory: options.maxMemory)
         tsr_jpeg_close(probe)
         let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
-        try options.checkSize(width: info.width, height: info.height, path: path)
         let turn = options.appliesOrientation ? orientation : 1
+        try check(header, info: info, turned: turn != 1, path: path, options: options)
+        let maxMemory = options.maxMemory
         // Upright files stream row by row; a turned one is decoded whole and turned.
         let source: any PixelSource =
             turn == 1
-            ? RowStreamSource { try RowDecoder(path: path) }
-            : DecodeOnceSource { try Orientation.apply(turn, to: RowDecoder(path: path).decodeAll()) }
+            ? RowStreamSource { try RowDecoder(path: path, maxMemory: maxMemory) }
+            : DecodeOnceSource {
+                try Orientation.apply(turn, to: RowDecoder(path: path, maxMemory: maxMemory).decodeAll())
+            }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
         )
@@ -60,8 +98,8 @@ enum JPEGCodec {
         private var raw: [UInt8] = []
         private var nextRow = 0
 
-        init(path: String) throws {
-            let (reader, info, _) = try JPEGCodec.open(path)
+        init(path: String, maxMemory: Int) throws {
+            let (reader, info, _) = try JPEGCodec.open(path, maxMemory: maxMemory)
             self.reader = reader
             self.path = path
             width = Int(info.width)

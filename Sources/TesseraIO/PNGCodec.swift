@@ -15,10 +15,41 @@ enum PNGCodec {
         return (reader, info)
     }
 
-    static func info(path: String) throws -> ImageInfo {
-        let (reader, info) = try open(path)
+    static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
+        let (reader, header) = try open(path)
         tsr_png_close(reader)
-        return describe(info)
+        try check(header, path: path, options: options)
+        return describe(header)
+    }
+
+    /// Deflate's best case: a 258-byte match in 2 bits of codes, so no stream expands more than this.
+    static let deflateMaxRatio = 1032
+
+    /// Refuses a header whose image is over the limits, or more than its image data can hold, before
+    /// libpng allocates its rows.
+    ///
+    /// Memory counted: libpng's two rows (this one and the previous, for the filters), a band of
+    /// `RowBands.height` rows as stored and as Float32 (what a writer asks for at once), and for an
+    /// interlaced file the whole image as stored, since no row is complete before the last pass.
+    static func check(_ header: tsr_png_info, path: String, options: DecodeOptions) throws {
+        let width = Int(header.width)
+        let height = Int(header.height)
+        try options.checkSize(width: width, height: height, path: path)
+        let fileChannels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(header.file_color_type)] ?? 4
+        let storedBytes = saturatingProduct(width, height, fileChannels, Int(header.file_bit_depth)) / 8
+        if header.idat_bytes != UInt64.max, saturatingProduct(Int(header.idat_bytes), deflateMaxRatio) < storedBytes {
+            throw ImageError(
+                path: path,
+                message:
+                    "PNG: \(header.idat_bytes) bytes of image data cannot hold \(width)x\(height) pixels (deflate expands at most \(deflateMaxRatio) times); the file is truncated or crafted"
+            )
+        }
+        let rowBytes = saturatingProduct(width, Int(header.channels), Int(header.bytes_per_sample))
+        let band = Swift.min(height, RowBands.height)
+        let floats = saturatingProduct(width, header.channels == 1 ? 1 : 4, MemoryLayout<Float>.size, band)
+        let stored = saturatingProduct(rowBytes, header.interlaced != 0 ? height : band)
+        let bytes = saturatingSum(saturatingProduct(rowBytes + 1, 2), stored, floats)
+        try options.checkMemory(bytes, format: "PNG", what: "decoding \(width)x\(height) pixels", path: path)
     }
 
     private static func describe(_ info: tsr_png_info) -> ImageInfo {
@@ -34,8 +65,8 @@ enum PNGCodec {
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
         let (probe, header) = try open(path)
         tsr_png_close(probe)
+        try check(header, path: path, options: options)
         let info = describe(header)
-        try options.checkSize(width: info.width, height: info.height, path: path)
         let source = RowStreamSource { try RowDecoder(path: path) }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source)

@@ -69,6 +69,7 @@ public final class TIFFReader: PixelSource, Sendable {
         do {
             let (geometry, info) = try Self.readHeader(tiff, path: path)
             try options.checkSize(width: geometry.width, height: geometry.height, path: path)
+            try Self.checkMemory(tiff, geometry: geometry, layout: info.layout, path: path, options: options)
             self.geometry = geometry
             self.info = info
         } catch {
@@ -121,6 +122,86 @@ public final class TIFFReader: PixelSource, Sendable {
     }
 
     // MARK: Header
+
+    /// Refuses strips or tiles whose stored bytes cannot decode to their size, for the methods whose
+    /// expansion has a bound: a crafted header cannot promise gigabytes from a few bytes. (LZW, JPEG and
+    /// the rest are left to the memory limit; libtiff fails when their data runs out.)
+    private static func checkCompressionRatio(
+        _ tiff: UnsafeMutablePointer<tsr_tiff>, geometry g: Geometry, chunkBytes: Int, count: Int, path: String
+    ) throws {
+        var compression: UInt16 = 0
+        _ = tsr_tiff_get_u16(tiff, UInt32(TIFFTAG_COMPRESSION), &compression)
+        let ratio: Int
+        let bound: String
+        switch Int32(compression) {
+        case COMPRESSION_NONE: (ratio, bound) = (1, "uncompressed data takes a byte per byte")
+        case COMPRESSION_ADOBE_DEFLATE, COMPRESSION_DEFLATE:
+            (ratio, bound) = (PNGCodec.deflateMaxRatio, "deflate expands at most \(PNGCodec.deflateMaxRatio) times")
+        case COMPRESSION_PACKBITS: (ratio, bound) = (64, "PackBits expands at most 64 times")
+        default: return
+        }
+        let tif = tiff.pointee.tif
+        let scanline = Int(clamping: TIFFScanlineSize64(tif))
+        for index in 0..<count {
+            let stored = Int(clamping: TIFFGetStrileByteCount(tif, UInt32(index)))
+            let rows = Swift.min(g.chunkHeight, g.height - index * g.chunkHeight)
+            let decoded = g.isTiled ? chunkBytes : saturatingProduct(Swift.max(rows, 0), scanline)
+            if saturatingProduct(stored, ratio) < decoded {
+                throw ImageError(
+                    path: path,
+                    message:
+                        "TIFF: \(g.isTiled ? "tile" : "strip") \(index) holds \(stored) bytes, too few for its \(DecodeOptions.describe(bytes: decoded)) (\(bound)); the file is truncated or crafted"
+                )
+            }
+        }
+    }
+
+    /// Writers pad a small image to one tile of their usual size (libvips 128, libtiff's tools 256), so a
+    /// tile may pass the image's edge by this much; more only makes a crafted file's buffers huge.
+    static let tileSlack = 1024
+
+    /// Refuses a file whose strips or tiles need more than `options.maxMemory` at once, or whose tiles
+    /// are far larger than its image, before any chunk is allocated.
+    ///
+    /// Memory counted: the chunks kept decoded (at least four, ``recentChunkBytes`` beyond), or, for the
+    /// kinds read through the RGBA interface, the whole image as 8-bit RGBA and as Float32.
+    private static func checkMemory(
+        _ tiff: UnsafeMutablePointer<tsr_tiff>, geometry g: Geometry, layout: PixelLayout, path: String,
+        options: DecodeOptions
+    ) throws {
+        let tif = tiff.pointee.tif
+        if g.isTiled {
+            func fits(_ tile: Int, _ side: Int) -> Bool { tile <= Swift.max((side + 15) / 16 * 16, tileSlack) }
+            guard fits(g.chunkWidth, g.width), fits(g.chunkHeight, g.height) else {
+                throw ImageError(
+                    path: path,
+                    message:
+                        "TIFF: tiles of \(g.chunkWidth)x\(g.chunkHeight) are far larger than the \(g.width)x\(g.height) image (a tile may pass its edge by padding to a multiple of 16, or up to \(tileSlack) pixels); the file is damaged or crafted"
+                )
+            }
+        }
+        let bytes: Int
+        let what: String
+        if g.viaRGBA {
+            bytes = saturatingProduct(g.width, g.height, 4 + 4 * layout.channels)
+            what = "decoding \(g.width)x\(g.height) pixels whole"
+        } else {
+            let chunkBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
+            let count = Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif))
+            guard chunkBytes > 0 else {
+                throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
+            }
+            try checkCompressionRatio(tiff, geometry: g, chunkBytes: chunkBytes, count: count, path: path)
+            let kept = Swift.max(1, Swift.min(count, 4), Swift.min(count, recentChunkBytes / chunkBytes))
+            bytes = saturatingProduct(chunkBytes, kept)
+            let chunk =
+                g.isTiled
+                ? "tile\(kept > 1 ? "s" : "") of \(g.chunkWidth)x\(g.chunkHeight) pixels"
+                : "strip\(kept > 1 ? "s" : "") of \(g.chunkHeight) rows"
+            what = kept > 1 ? "keeping \(kept) \(chunk) decoded" : "decoding one \(chunk)"
+        }
+        try options.checkMemory(bytes, format: "TIFF", what: what, path: path)
+    }
 
     private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo)
     {
@@ -299,13 +380,23 @@ public final class TIFFReader: PixelSource, Sendable {
             let size = Swift.max(chunkBytes, rowBytes * g.chunkHeight)
             var raw = handle.spare
             handle.spare = []
-            if raw.count != size { raw = [UInt8](repeating: 0, count: size) }
+            if raw.count != size {
+                // Not zero-filled: filling would touch every page of a buffer a crafted header made huge,
+                // while libtiff writes only what the file's data decodes to, and fails when it runs out.
+                raw = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
+            }
             let status = raw.withUnsafeMutableBytes { bytes in
                 g.isTiled
                     ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
                     : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1)
             }
             if status < 0 { throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path)) }
+            // The rows of this chunk inside the image must all have been written, since they are read.
+            let rowsInChunk = Swift.min(g.chunkHeight, g.height - y)
+            if g.isTiled ? status < chunkBytes : status < rowsInChunk * rowBytes {
+                throw ImageError(
+                    path: path, message: "TIFF: chunk \(chunk) decoded to \(status) bytes, fewer than it holds")
+            }
             chunks.add(1, ordering: .relaxed)
             handle.recent.append((chunk, raw))
             handle.recentBytes += raw.count

@@ -61,14 +61,15 @@ import TesseraIO
             let path = folder.appendingPathComponent("huge.\(kind)").path
             let data = try kind == "png" ? Self.hugePNG() : kind == "jpg" ? Self.hugeJPEG() : Self.hugeTIFF()
             try data.write(to: URL(fileURLWithPath: path))
-            let info = try ImageFile.info(path: path)
-            #expect(info.width * info.height > 1 << 30, "the header really claims \(info.width)x\(info.height)")
-            do {
-                _ = try ImageFile.load(path: path)
-                Issue.record("a \(info.width)x\(info.height) header was accepted")
-            } catch let error as ImageError {
-                #expect(error.path == path)
-                #expect(error.message.contains("more than the limit of 1073741824 pixels"), "\(error.message)")
+            // `info` refuses what `load` refuses, with the same message.
+            for read in [{ _ = try ImageFile.info(path: path) }, { _ = try ImageFile.load(path: path) }] {
+                do {
+                    try read()
+                    Issue.record("a huge header was accepted")
+                } catch let error as ImageError {
+                    #expect(error.path == path)
+                    #expect(error.message.contains("is more than the limit of 1073741824 pixels"), "\(error.message)")
+                }
             }
         }
     }
@@ -85,5 +86,71 @@ import TesseraIO
             try ImageFile.load(path: path, options: DecodeOptions(maxPixels: 2000))
         }
         #expect(try ImageFile.load(path: path, options: DecodeOptions(maxPixels: 61 * 47)).1.width == 61)
+    }
+
+    @Test func infoHonoursThePixelLimit() throws {
+        let path = Fixture.folder.appendingPathComponent("png/rgb-8bit.png").path
+        #expect(throws: ImageError.self) { try ImageFile.info(path: path, options: DecodeOptions(maxPixels: 2000)) }
+        #expect(try ImageFile.info(path: path, options: DecodeOptions(maxPixels: 61 * 47)).width == 61)
+    }
+
+    /// Each codec counts the memory its decoding needs at once, and refuses more than `maxMemory` before
+    /// allocating, with the same kind of message as the pixel limit.
+    @Test(arguments: [
+        ("png/rgba-16bit.png", "PNG: decoding 37x23 pixels needs 20.5 KiB at once"),
+        ("png/rgb-8bit-interlaced.png", "PNG: decoding 37x23 pixels needs 16 KiB at once"),
+        ("jpeg/color-progressive.jpg", "JPEG: decoding 61x47 pixels needs 62.2 KiB at once"),
+        ("jpeg/orient-6.jpg", "JPEG: decoding"),
+        ("tiff/rgb-8bit-tiles-lzw.tif", "TIFF: keeping 6 tiles of 16x16 pixels decoded needs 4.5 KiB at once"),
+        ("tiff/rgb-8bit-strips-lzw-pred.tif", "TIFF: keeping"),
+        ("tiff/rgb-8bit-planar-strips-deflate.tif", "TIFF: decoding"),
+    ])
+    func theMemoryLimitIsCheckedBeforeDecoding(name: String, message: String) throws {
+        let path = Fixture.folder.appendingPathComponent(name).path
+        let tight = DecodeOptions(maxMemory: 1024)
+        for read in [
+            { _ = try ImageFile.info(path: path, options: tight) },
+            { _ = try ImageFile.load(path: path, options: tight) },
+        ] {
+            do {
+                try read()
+                Issue.record("\(name) was read within 1 KiB")
+            } catch let error as ImageError {
+                #expect(error.path == path)
+                #expect(error.message.hasPrefix(message), "\(error.message)")
+                #expect(
+                    error.message.hasSuffix(
+                        "more than the limit of 1 KiB (raise the limit: --max-memory, or maxMemory in a graph)"),
+                    "\(error.message)")
+            }
+        }
+        #expect(
+            try ImageFile.load(path: path, options: DecodeOptions(maxMemory: 64 << 20)).1.pixels().samples.count > 0)
+    }
+
+    /// Writers pad a small image to one tile of their usual size: a 256x256 tile over a 16x16 image
+    /// (Scripts/make-bomb-fixtures.py) is valid and decodes; only tiles far past the image are refused.
+    @Test func aTileLargerThanASmallImageDecodes() throws {
+        let path = Fixture.folder.appendingPathComponent("bombs/tile-256-over-16x16.tif").path
+        let pixels = try ImageFile.load(path: path).1.pixels()
+        #expect(pixels.region == Rect(width: 16, height: 16))
+        // Each tile row holds 0, 1, ..., 255: the image's column x is x / 255.
+        #expect(abs(pixels.samples[5] - 5 / 255) < 1e-6)
+        #expect(abs(pixels.samples[16 * 9 + 15] - 15 / 255) < 1e-6)
+    }
+
+    @Test func byteCountsReadAndPrintInBinaryUnits() {
+        #expect(DecodeOptions.parseBytes("4096") == 4096)
+        #expect(DecodeOptions.parseBytes("512M") == 512 << 20)
+        #expect(DecodeOptions.parseBytes("2G") == 2 << 30)
+        #expect(DecodeOptions.parseBytes("2GiB") == 2 << 30)
+        #expect(DecodeOptions.parseBytes("1.5g") == 3 << 29)
+        #expect(DecodeOptions.parseBytes("10KB") == 10 << 10)
+        for bad in ["", "G", "-1", "0", "many", "1e30"] { #expect(DecodeOptions.parseBytes(bad) == nil, "\(bad)") }
+        #expect(DecodeOptions.describe(bytes: 512) == "512 B")
+        #expect(DecodeOptions.describe(bytes: 4 << 30) == "4 GiB")
+        #expect(DecodeOptions.describe(bytes: 21_000) == "20.5 KiB")
+        #expect(DecodeOptions(maxMemory: 0).maxMemory == DecodeOptions.defaultMaxMemory)
+        #expect(DecodeOptions.defaultMaxMemory > 0)
     }
 }

@@ -28,9 +28,11 @@ typedef struct {
     int channels;          // samples per pixel delivered by the read calls: 1 to 4
     int bytes_per_sample;  // 1 or 2 (native byte order)
     uint32_t max_value;    // the sample value that means 1.0 (1, 3, 15, 255 or 65535)
+    uint64_t idat_bytes;   // the lengths of the IDAT chunks added up, as their headers give them
 } tsr_png_info;
 
-/// Opens `path` and reads the header. Returns NULL on failure.
+/// Opens `path` and reads the header, without allocating for the pixels: libpng allocates its row
+/// buffers at the first read, so the caller can refuse a huge image first. Returns NULL on failure.
 tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *info, char *err, size_t errlen);
 /// Reads the next `count` rows into `buffer` (row `i` at `buffer + i * stride`). Non-interlaced only.
 int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
@@ -65,9 +67,15 @@ typedef struct {
     int progressive;
     const uint8_t *exif;  // the APP1 Exif payload after "Exif\0\0", or NULL; valid until close
     size_t exif_length;
+    uint64_t coefficient_bytes;  // whole-image coefficient buffers a multi-scan file needs; 0 for one scan
+    uint64_t fewest_blocks;      // the 8x8 blocks of the component that has the fewest
+    int arithmetic;              // 1 for arithmetic coding, which can spend less than a bit on a block
+    uint64_t file_bytes;         // the file's size
 } tsr_jpeg_info;
 
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, char *err, size_t errlen);
+/// Opens `path` and reads the header. libjpeg's memory manager refuses to allocate more than
+/// `max_memory` bytes in all (0: no limit); the caller checks the sizes in `info` before reading rows.
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, uint64_t max_memory, char *err, size_t errlen);
 /// Reads the next `count` rows. A truncated or corrupt stream is an error, not a gray fill.
 int tsr_jpeg_read_rows(tsr_jpeg_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
 int tsr_jpeg_finish(tsr_jpeg_reader *r, char *err, size_t errlen);
