@@ -14,9 +14,22 @@ struct GraphOptions: ParsableArguments {
     var overrides: [String] = []
 
     /// The validated graph at `path`; problems go to stderr and end the command with status 2.
-    func load(_ path: String, catalog: Catalog) throws -> Graph {
+    ///
+    /// `defaults` sets a parameter (by name, as `maxMemory`) on every node that declares it, as a `--set`
+    /// written before the user's, so an explicit `--set` still wins.
+    func load(_ path: String, catalog: Catalog, defaults: [String: String] = [:]) throws -> Graph {
         do {
-            let overrides = try self.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
+            var overrides = try self.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
+            if !defaults.isEmpty {
+                var settings: [ParameterOverride] = []
+                for node in try Graph.load(path: path, catalog: catalog, overrides: overrides).nodes {
+                    for parameter in node.declaration.parameters {
+                        guard let value = defaults[parameter.name] else { continue }
+                        settings.append(try ParameterOverride(parsing: "\(node.name).\(parameter.name)=\(value)"))
+                    }
+                }
+                overrides = settings + overrides
+            }
             let graph = try Graph.load(path: path, catalog: catalog, overrides: overrides)
             report(graph.warnings)
             return graph
@@ -109,6 +122,15 @@ struct Run: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
 
+    @Option(help: "Set maxPixels on every load node: refuse images whose header claims more pixels than this.")
+    var maxPixels: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Set maxMemory on every load node: refuse images whose decoding needs more memory than this at once "
+                + "(bytes, or with K, M, G). Default: a quarter of the physical memory.", valueName: "bytes"))
+    var maxMemory: String?
+
     @Option(help: "Write a Chrome trace-event JSON file (one span per node per tile; open it in ui.perfetto.dev).")
     var trace: String?
 
@@ -124,10 +146,17 @@ struct Run: ParsableCommand {
     func validate() throws {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard tileSize >= 16 else { throw ValidationError("--tile-size must be at least 16") }
+        if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
+        if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
+            throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
+        }
     }
 
     func run() throws {
-        let graph = try options.load(graph, catalog: plugins.catalog())
+        var limits: [String: String] = [:]
+        if let maxPixels { limits["maxPixels"] = "\(maxPixels)" }
+        if let bytes = maxMemory.flatMap(DecodeOptions.parseBytes) { limits["maxMemory"] = "\(bytes)" }
+        let graph = try options.load(graph, catalog: plugins.catalog(), defaults: limits)
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }

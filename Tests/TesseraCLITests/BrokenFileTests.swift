@@ -7,6 +7,8 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
     /// The input's file name and bytes (nil: the input does not exist).
     var input: (name: String, bytes: [UInt8]?)
     var output: String = "out.tif"
+    /// Options after the input and output.
+    var options: [String] = []
     var message: String
 
     var testDescription: String { name }
@@ -14,6 +16,11 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
     static func fixture(_ path: String) -> [UInt8] {
         (try? [UInt8](Data(contentsOf: CLI.fixtures.appendingPathComponent(path)))) ?? []
     }
+
+    /// A crafted file of Scripts/make-bomb-fixtures.py: a small file whose header claims gigabytes.
+    static func bomb(_ name: String) -> (name: String, bytes: [UInt8]?) { (name, fixture("bombs/" + name)) }
+
+    static let limits = "(raise the limit: --max-memory, or maxMemory in a graph)"
 
     static let png = fixture("png/rgb-8bit.png")
     static let jpeg = fixture("jpeg/color-baseline.jpg")
@@ -106,6 +113,73 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         BrokenCase(
             name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
             message: "photo.jpg: PNG: the file ends early (truncated)"),
+        // Crafted headers (decompression bombs): refused before anything is allocated for them.
+        BrokenCase(
+            name: "TIFF tile 2^31 pixels wide", input: bomb("tile-2g-wide.tif"), output: "out.png",
+            message:
+                "tile-2g-wide.tif: TIFF: tiles of 2147483648x16 are far larger than the 16x16 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF tile of 65536x65536", input: bomb("tile-65536.tif"), output: "out.png",
+            message:
+                "tile-65536.tif: TIFF: tiles of 65536x65536 are far larger than the 64x64 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF RGBA 16-bit tile of 32768x32768", input: bomb("tile-32768-rgba16.tif"), output: "out.png",
+            message:
+                "tile-32768-rgba16.tif: TIFF: tiles of 32768x32768 are far larger than the 100x100 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF deflate strip of 8 GiB", input: bomb("strip-32768-rgba16.tif"), output: "out.png",
+            message:
+                "strip-32768-rgba16.tif: TIFF: strip 0 holds 12 bytes, too few for its 8 GiB (deflate expands at most 1032 times); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF deflate strip of 2 GiB", input: bomb("strip-16384-rgba16.tif"), output: "out.png",
+            message:
+                "strip-16384-rgba16.tif: TIFF: strip 0 holds 12 bytes, too few for its 2 GiB (deflate expands at most 1032 times); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF uncompressed tile of 2 GiB", input: bomb("tile-16384-rgba16-raw.tif"), output: "out.png",
+            message:
+                "tile-16384-rgba16-raw.tif: TIFF: tile 0 holds 16 bytes, too few for its 2 GiB (uncompressed data takes a byte per byte); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "TIFF over the memory limit", input: ("a.tif", fixture("tiff/rgb-8bit-tiles-lzw.tif")),
+            output: "out.png", options: ["--max-memory", "1K"],
+            message:
+                "a.tif: TIFF: keeping 6 tiles of 16x16 pixels decoded needs 4.5 KiB at once, more than the limit of 1 KiB \(limits)"
+        ),
+        BrokenCase(
+            name: "PNG 2147483647 pixels wide", input: bomb("wide-2g.png"),
+            message:
+                "wide-2g.png: 2147483647x1 is more than the limit of 1073741824 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+        ),
+        BrokenCase(
+            name: "PNG RGBA 16-bit row of 8 GiB", input: bomb("wide-1g-rgba16.png"),
+            message:
+                "wide-1g-rgba16.png: PNG: 10 bytes of image data cannot hold 1073741824x1 pixels (deflate expands at most 1032 times); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "PNG of 8585283x45 from 67 bytes", input: bomb("8585283x45.png"),
+            message:
+                "8585283x45.png: PNG: 10 bytes of image data cannot hold 8585283x45 pixels (deflate expands at most 1032 times); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "PNG over the memory limit", input: ("a.png", fixture("png/rgba-16bit.png")),
+            options: ["--max-memory", "10K"],
+            message: "a.png: PNG: decoding 37x23 pixels needs 20.5 KiB at once, more than the limit of 10 KiB \(limits)"
+        ),
+        BrokenCase(
+            name: "progressive JPEG of 32000x32000 in 766 bytes", input: bomb("progressive-32000.jpg"),
+            message:
+                "progressive-32000.jpg: JPEG: a 766-byte file cannot hold 32000x32000 pixels (each 8x8 block takes at least a bit); the file is truncated or crafted"
+        ),
+        BrokenCase(
+            name: "progressive JPEG over the memory limit", input: ("a.jpg", fixture("jpeg/color-progressive.jpg")),
+            options: ["--max-memory", "10K"],
+            message:
+                "a.jpg: JPEG: decoding 61x47 pixels needs 62.2 KiB at once, more than the limit of 10 KiB \(limits)"),
         // Outputs that cannot be written.
         BrokenCase(
             name: "output in a missing folder", input: ("a.png", png), output: "no/such/folder/out.png",
@@ -132,7 +206,7 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             try FileManager.default.createDirectory(
                 at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
             let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
-            var arguments = ["convert", broken.input.name, broken.output]
+            var arguments = ["convert", broken.input.name, broken.output] + broken.options
             if broken.output.hasSuffix(".jpg") { arguments += ["--depth", "16"] }
             let result = try CLI.run(arguments, in: folder)
             #expect(!result.signaled, "no crash: \(result.stderr)")
@@ -144,6 +218,36 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             #expect(after == before, "files left: \(after.subtracting(before))")
         }
     }
+
+    /// The crafted files through every command that decodes: `info`, `convert` and `run`, each with its
+    /// default limits, ends with status 1, one line on stderr and nothing left in the output folder.
+    @Test(arguments: Self.bombs)
+    func craftedFilesFailCleanlyEverywhere(_ name: String) throws {
+        try withTemporaryFolder { folder in
+            let input = CLI.fixtures.appendingPathComponent("bombs/" + name).path
+            let out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            let graph = folder.appendingPathComponent("g.yaml")
+            try Data(
+                "version: 1\nnodes:\n  photo: { op: load, path: '\(input)' }\n  save: { op: save, input: photo, path: out/o.png }\n"
+                    .utf8
+            ).write(to: graph)
+            for arguments in [["info", input], ["convert", input, "out/o.png"], ["run", "g.yaml"]] {
+                let result = try CLI.run(arguments, in: folder)
+                #expect(!result.signaled && result.status == 1, "\(arguments[0]): \(result.status) \(result.stderr)")
+                #expect(result.stdout.isEmpty)
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments[0]): \(result.stderr)")
+                #expect(result.stderr.contains(name), "\(arguments[0]) names the file: \(result.stderr)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty, "\(arguments[0])")
+            }
+        }
+    }
+
+    static let bombs = [
+        "tile-2g-wide.tif", "tile-65536.tif", "tile-32768-rgba16.tif", "strip-32768-rgba16.tif",
+        "strip-16384-rgba16.tif", "tile-16384-rgba16-raw.tif", "wide-2g.png", "wide-1g-rgba16.png", "8585283x45.png",
+        "progressive-32000.jpg",
+    ]
 
     @Test func aWholePNGRenamedJPGIsReadAsPNG() throws {
         try withTemporaryFolder { folder in

@@ -11,7 +11,9 @@ import TesseraIO
         #expect(help.status == 0)
         #expect(help.stdout.contains("info") && help.stdout.contains("convert"))
         let convertHelp = try CLI.run(["convert", "--help"])
-        for option in ["--depth", "--quality", "--tile", "--compression", "--max-pixels", "--keep-orientation"] {
+        for option in [
+            "--depth", "--quality", "--tile", "--compression", "--max-pixels", "--max-memory", "--keep-orientation",
+        ] {
             #expect(convertHelp.stdout.contains(option), "\(option) is documented")
         }
     }
@@ -73,6 +75,22 @@ import TesseraIO
         (
             ["convert", "a.png", "b.png", "--max-pixels", "10"],
             "Error: a.png: 61x47 is more than the limit of 10 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+        ),
+        (
+            ["info", "a.png", "--max-pixels", "10"],
+            "Error: a.png: 61x47 is more than the limit of 10 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+        ),
+        (
+            ["convert", "a.png", "b.png", "--max-memory", "1K"],
+            "Error: a.png: PNG: decoding 61x47 pixels needs 53.6 KiB at once, more than the limit of 1 KiB (raise the limit: --max-memory, or maxMemory in a graph)"
+        ),
+        (
+            ["info", "a.png", "--max-memory", "1K"],
+            "Error: a.png: PNG: decoding 61x47 pixels needs 53.6 KiB at once, more than the limit of 1 KiB (raise the limit: --max-memory, or maxMemory in a graph)"
+        ),
+        (
+            ["convert", "a.png", "b.png", "--max-memory", "lots"],
+            "Error: --max-memory must be a positive number of bytes, as 2G or 512M, not 'lots'"
         ),
     ])
     func badOptionsAreExplained(arguments: [String], message: String) throws {
@@ -214,6 +232,35 @@ import TesseraIO
                         let fields = ["x", "y", "width", "height", "confidence"].map { "\($0) \(box[$0] ?? "?")" }
                         return "salient box: " + fields.joined(separator: " ")
                     })
+        }
+    }
+}
+
+/// `run --max-memory` and `--max-pixels` set the limits of every load node; a `--set` still wins.
+@Suite struct RunLimitTests {
+    @Test func runSetsTheLimitsOfEveryLoadNode() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(
+                at: CLI.fixtures.appendingPathComponent("png/rgb-8bit.png"), to: folder.appendingPathComponent("a.png"))
+            let out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try Data(
+                "version: 1\nnodes:\n  photo: { op: load, path: a.png }\n  save: { op: save, input: photo, path: out/o.png }\n"
+                    .utf8
+            ).write(to: folder.appendingPathComponent("g.yaml"))
+            let refused = try CLI.run(["run", "g.yaml", "-q", "--max-memory", "1K"], in: folder)
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderr
+                    == "g.yaml:3:3: error: load node 'photo': a.png: PNG: decoding 61x47 pixels needs 53.6 KiB at once, more than the limit of 1 KiB (raise the limit: --max-memory, or maxMemory in a graph)\n"
+            )
+            let pixels = try CLI.run(["run", "g.yaml", "-q", "--max-pixels", "10"], in: folder)
+            #expect(pixels.status == 1 && pixels.stderr.contains("more than the limit of 10 pixels"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+            let raised = try CLI.run(
+                ["run", "g.yaml", "-q", "--max-memory", "1K", "--set", "photo.maxMemory=1048576"], in: folder)
+            #expect(raised.status == 0, "\(raised.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["o.png"])
         }
     }
 }

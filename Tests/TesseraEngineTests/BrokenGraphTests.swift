@@ -150,7 +150,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.json:2:44: error: load node 'photo' has no input or parameter 'orientation' "
-                + "(it takes path, maxPixels, keepOrientation); did you mean 'keepOrientation'?"
+                + "(it takes path, maxPixels, maxMemory, keepOrientation); did you mean 'keepOrientation'?"
         ]),
 
     // MARK: Values

@@ -22,11 +22,17 @@ struct Load: Node {
         range: 1...Double.infinity, unit: "pixels")
     var maxPixels = DecodeOptions().maxPixels
 
+    @Parameter(
+        doc:
+            "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the default, a quarter of the physical memory.",
+        range: 0...Double.infinity, unit: "bytes")
+    var maxMemory = 0
+
     @Parameter(doc: "Keep a JPEG's pixels as stored instead of turning them upright by their EXIF orientation.")
     var keepOrientation = false
 
     func run() throws -> NodeOutputs {
-        let options = DecodeOptions(maxPixels: maxPixels, appliesOrientation: !keepOrientation)
+        let options = DecodeOptions(maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation)
         let (_, image) = try ImageFile.load(path: path.resolved, options: options)
         return NodeOutputs(.image(image))
     }
