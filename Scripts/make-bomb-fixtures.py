@@ -118,6 +118,11 @@ FILES = {
     "strip-32768-rgba16.tif": tiff_image(32768, 32768, 4, 16, ("strips", 0xFFFFFFFF), 8, deflated()),
     # The same at 16384 x 16384: a 2 GiB strip, within a budget of a few GiB; its data ends at once.
     "strip-16384-rgba16.tif": tiff_image(16384, 16384, 4, 16, ("strips", 0xFFFFFFFF), 8, deflated()),
+    # The same strips LZW-compressed, whose expansion has no simple bound: the memory limit refuses the
+    # 8 GiB one; the 2 GiB one is within it, and fails when libtiff finds its data ends, without the
+    # strip ever becoming resident.
+    "strip-32768-rgba16-lzw.tif": tiff_image(32768, 32768, 4, 16, ("strips", 0xFFFFFFFF), 5, b"\x80" + b"\0" * 15),
+    "strip-16384-rgba16-lzw.tif": tiff_image(16384, 16384, 4, 16, ("strips", 0xFFFFFFFF), 5, b"\x80" + b"\0" * 15),
     # One uncompressed 16384 x 16384 RGBA 16-bit tile (2 GiB) holding 16 bytes.
     "tile-16384-rgba16-raw.tif": tiff_image(16384, 16384, 4, 16, ("tiles", 16384, 16384)),
     # A tile larger than the image, as writers pad small images: valid, and decodes.

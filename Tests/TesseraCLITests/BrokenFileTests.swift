@@ -22,6 +22,28 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
 
     static let limits = "(raise the limit: --max-memory, or maxMemory in a graph)"
 
+    /// A row for a crafted file converted to `output`, whose message follows the file's name.
+    static func crafted(
+        _ name: String, _ file: String, output: String = "out.png", options: [String] = [], _ message: String
+    ) -> BrokenCase {
+        BrokenCase(name: name, input: bomb(file), output: output, options: options, message: "\(file): \(message)")
+    }
+
+    static func tileTooLarge(tile: String, image: String) -> String {
+        "TIFF: tiles of \(tile) are far larger than the \(image) image (a tile may pass its edge by padding to a "
+            + "multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
+    }
+
+    static let deflate = "deflate expands at most 1032 times"
+
+    static func tooFew(_ chunk: String, _ bytes: Int, _ size: String, _ bound: String) -> String {
+        "TIFF: \(chunk) 0 holds \(bytes) bytes, too few for its \(size) (\(bound)); the file is truncated or crafted"
+    }
+
+    static func pngTooShort(_ size: String) -> String {
+        "PNG: 10 bytes of image data cannot hold \(size) pixels (\(deflate)); the file is truncated or crafted"
+    }
+
     static let png = fixture("png/rgb-8bit.png")
     static let jpeg = fixture("jpeg/color-baseline.jpg")
     static let tiff = fixture("tiff/rgb-8bit-strips-lzw-pred.tif")
@@ -114,57 +136,35 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
             message: "photo.jpg: PNG: the file ends early (truncated)"),
         // Crafted headers (decompression bombs): refused before anything is allocated for them.
-        BrokenCase(
-            name: "TIFF tile 2^31 pixels wide", input: bomb("tile-2g-wide.tif"), output: "out.png",
-            message:
-                "tile-2g-wide.tif: TIFF: tiles of 2147483648x16 are far larger than the 16x16 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
-        ),
-        BrokenCase(
-            name: "TIFF tile of 65536x65536", input: bomb("tile-65536.tif"), output: "out.png",
-            message:
-                "tile-65536.tif: TIFF: tiles of 65536x65536 are far larger than the 64x64 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
-        ),
-        BrokenCase(
-            name: "TIFF RGBA 16-bit tile of 32768x32768", input: bomb("tile-32768-rgba16.tif"), output: "out.png",
-            message:
-                "tile-32768-rgba16.tif: TIFF: tiles of 32768x32768 are far larger than the 100x100 image (a tile may pass its edge by padding to a multiple of 16, or up to 1024 pixels); the file is damaged or crafted"
-        ),
-        BrokenCase(
-            name: "TIFF deflate strip of 8 GiB", input: bomb("strip-32768-rgba16.tif"), output: "out.png",
-            message:
-                "strip-32768-rgba16.tif: TIFF: strip 0 holds 12 bytes, too few for its 8 GiB (deflate expands at most 1032 times); the file is truncated or crafted"
-        ),
-        BrokenCase(
-            name: "TIFF deflate strip of 2 GiB", input: bomb("strip-16384-rgba16.tif"), output: "out.png",
-            message:
-                "strip-16384-rgba16.tif: TIFF: strip 0 holds 12 bytes, too few for its 2 GiB (deflate expands at most 1032 times); the file is truncated or crafted"
-        ),
-        BrokenCase(
-            name: "TIFF uncompressed tile of 2 GiB", input: bomb("tile-16384-rgba16-raw.tif"), output: "out.png",
-            message:
-                "tile-16384-rgba16-raw.tif: TIFF: tile 0 holds 16 bytes, too few for its 2 GiB (uncompressed data takes a byte per byte); the file is truncated or crafted"
-        ),
+        crafted("TIFF tile 2^31 pixels wide", "tile-2g-wide.tif", tileTooLarge(tile: "2147483648x16", image: "16x16")),
+        crafted("TIFF tile of 65536x65536", "tile-65536.tif", tileTooLarge(tile: "65536x65536", image: "64x64")),
+        crafted(
+            "TIFF RGBA 16-bit tile of 32768x32768", "tile-32768-rgba16.tif",
+            tileTooLarge(tile: "32768x32768", image: "100x100")),
+        crafted("TIFF deflate strip of 8 GiB", "strip-32768-rgba16.tif", tooFew("strip", 12, "8 GiB", deflate)),
+        crafted("TIFF deflate strip of 2 GiB", "strip-16384-rgba16.tif", tooFew("strip", 12, "2 GiB", deflate)),
+        crafted(
+            "TIFF LZW strip of 8 GiB", "strip-32768-rgba16-lzw.tif", options: ["--max-memory", "4G"],
+            "TIFF: decoding one strip of 32768 rows needs 8 GiB at once, more than the limit of 4 GiB \(limits)"),
+        // Within the memory limit: the strip is allocated but never filled, since the data ends at once.
+        crafted(
+            "TIFF LZW strip of 2 GiB", "strip-16384-rgba16-lzw.tif",
+            "TIFF: LZWDecode: LZWDecode: Strip 0 not terminated with EOI code"),
+        crafted(
+            "TIFF uncompressed tile of 2 GiB", "tile-16384-rgba16-raw.tif",
+            tooFew("tile", 16, "2 GiB", "uncompressed data takes a byte per byte")),
         BrokenCase(
             name: "TIFF over the memory limit", input: ("a.tif", fixture("tiff/rgb-8bit-tiles-lzw.tif")),
             output: "out.png", options: ["--max-memory", "1K"],
             message:
                 "a.tif: TIFF: keeping 6 tiles of 16x16 pixels decoded needs 4.5 KiB at once, more than the limit of 1 KiB \(limits)"
         ),
-        BrokenCase(
-            name: "PNG 2147483647 pixels wide", input: bomb("wide-2g.png"),
-            message:
-                "wide-2g.png: 2147483647x1 is more than the limit of 1073741824 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+        crafted(
+            "PNG 2147483647 pixels wide", "wide-2g.png", output: "out.tif",
+            "2147483647x1 is more than the limit of 1073741824 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
         ),
-        BrokenCase(
-            name: "PNG RGBA 16-bit row of 8 GiB", input: bomb("wide-1g-rgba16.png"),
-            message:
-                "wide-1g-rgba16.png: PNG: 10 bytes of image data cannot hold 1073741824x1 pixels (deflate expands at most 1032 times); the file is truncated or crafted"
-        ),
-        BrokenCase(
-            name: "PNG of 8585283x45 from 67 bytes", input: bomb("8585283x45.png"),
-            message:
-                "8585283x45.png: PNG: 10 bytes of image data cannot hold 8585283x45 pixels (deflate expands at most 1032 times); the file is truncated or crafted"
-        ),
+        crafted("PNG RGBA 16-bit row of 8 GiB", "wide-1g-rgba16.png", output: "out.tif", pngTooShort("1073741824x1")),
+        crafted("PNG of 8585283x45 from 67 bytes", "8585283x45.png", output: "out.tif", pngTooShort("8585283x45")),
         BrokenCase(
             name: "PNG over the memory limit", input: ("a.png", fixture("png/rgba-16bit.png")),
             options: ["--max-memory", "10K"],
