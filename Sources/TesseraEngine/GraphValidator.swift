@@ -66,6 +66,7 @@ struct GraphValidator {
         checkRequired(&drafts)
         checkReferences(&drafts)
         checkNodes(&drafts)
+        checkWrittenFiles(drafts)
         guard let order = runningOrder(drafts), !diagnostics.contains(where: { $0.severity == .error }) else {
             return nil
         }
@@ -453,6 +454,30 @@ struct GraphValidator {
                 }
             } catch {
                 self.error(draft.location, "\(declaration.op) node '\(draft.name)': \(error)")
+            }
+        }
+    }
+
+    /// Two nodes writing one file would race, and the last to finish would win: refused, naming both.
+    private mutating func checkWrittenFiles(_ drafts: [Draft]) {
+        var writers: [String: (node: String, parameter: String, location: SourceLocation)] = [:]
+        for draft in drafts {
+            guard let declaration = draft.declaration else { continue }
+            for parameter in declaration.parameters where parameter.type == .path(isOutput: true) {
+                guard case .value(let path as OutputPath)? = draft.parameters[parameter.name]?.source,
+                    let location = draft.valueLocations[parameter.name]
+                else { continue }
+                guard let first = writers[path.resolved] else {
+                    writers[path.resolved] = (draft.name, parameter.name, location)
+                    continue
+                }
+                let place =
+                    first.location.line > 0
+                    ? "line \(first.location.line), column \(first.location.column)" : "\(first.location.file)"
+                error(
+                    location,
+                    "\(draft.name).\(parameter.name): \(path.written) is also written by "
+                        + "\(first.node).\(first.parameter) (\(place)); each file can be written by one node")
             }
         }
     }
