@@ -100,11 +100,20 @@ struct Run: ParsableCommand {
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: "Worker threads rendering tiles (default: one per core).")
+    @Option(help: "Worker threads rendering tiles, 1 to \(RunOptions.maximumThreads) (default: one per core).")
     var threads: Int = RunOptions.cores
 
-    @Option(help: "The side of the square tiles rendered and cached, in pixels (16 or more).")
+    @Option(
+        help: ArgumentHelp(
+            "The side of the square tiles rendered and cached, in pixels, \(RunOptions.tileSizes.lowerBound) to "
+                + "\(RunOptions.tileSizes.upperBound)."))
     var tileSize: Int = RunOptions.defaultTileSize
+
+    @Option(
+        help: ArgumentHelp(
+            "Refuse to write an image of more pixels than this (default 2^32), before its file is opened; "
+                + "raise it for larger outputs."))
+    var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
@@ -122,12 +131,18 @@ struct Run: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard tileSize >= 16 else { throw ValidationError("--tile-size must be at least 16") }
+        if let problem = RunOptions.problem(threads: threads, tileSize: tileSize, maxOutputPixels: maxOutputPixels) {
+            throw ValidationError(problem)
+        }
     }
 
     func run() throws {
         let graph = try options.load(graph, catalog: plugins.catalog())
+        // A trace that cannot be written is found now, not after a long run.
+        if let trace, let problem = FileSystem.writeProblem(trace) {
+            FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))
+            throw ExitCode(1)
+        }
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }
@@ -136,7 +151,7 @@ struct Run: ParsableCommand {
         if let bar { progress = { bar.show($0) } }
         let runOptions = RunOptions(
             threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
-            collectsValues: json)
+            collectsValues: json, maxOutputPixels: maxOutputPixels)
         let report: RunReport
         do {
             report = try graph.run(options: runOptions)
@@ -256,7 +271,8 @@ struct Nodes: ParsableCommand {
             FileHandle.standardError.write(Data("Error: no node named '\(name)'\(hint)\n".utf8))
             throw ExitCode(1)
         }
-        print(json ? declaration.json : markdown ? declaration.markdown : declaration.text, terminator: "")
+        print(
+            json ? declaration.json : markdown ? declaration.markdown : declaration.text, terminator: "")
     }
 }
 
