@@ -75,7 +75,7 @@ struct Validate: ParsableCommand {
         for path in graphs {
             do {
                 let graph = try options.load(path, catalog: catalog)
-                print("\(path): ok (\(graph.nodes.count) nodes)")
+                StandardOutput.print("\(path): ok (\(graph.nodes.count) nodes)")
             } catch {
                 failed = true
             }
@@ -175,11 +175,11 @@ struct Run: ParsableCommand {
         }
         if stats { FileHandle.standardError.write(Data(report.statsTable().utf8)) }
         if json {
-            print(graph.resultJSON(of: report), terminator: "")
+            StandardOutput.print(graph.resultJSON(of: report), terminator: "")
             return
         }
         if quiet { return }
-        for file in graph.writtenFiles { print("Wrote \(file)") }
+        for file in graph.writtenFiles { StandardOutput.print("Wrote \(file)") }
     }
 }
 
@@ -241,7 +241,7 @@ struct Dot: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
+        StandardOutput.print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
     }
 }
 
@@ -263,7 +263,7 @@ struct Nodes: ParsableCommand {
     func run() throws {
         let catalog = try plugins.catalog()
         guard let name else {
-            print(json ? catalog.json : markdown ? catalog.markdown : catalog.table, terminator: "")
+            StandardOutput.print(json ? catalog.json : markdown ? catalog.markdown : catalog.table, terminator: "")
             return
         }
         guard let declaration = catalog.declaration(op: name) else {
@@ -271,7 +271,7 @@ struct Nodes: ParsableCommand {
             FileHandle.standardError.write(Data("Error: no node named '\(name)'\(hint)\n".utf8))
             throw ExitCode(1)
         }
-        print(
+        StandardOutput.print(
             json ? declaration.json : markdown ? declaration.markdown : declaration.text, terminator: "")
     }
 }
@@ -284,6 +284,6 @@ struct Schema: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        print(try plugins.catalog().jsonSchema, terminator: "")
+        StandardOutput.print(try plugins.catalog().jsonSchema, terminator: "")
     }
 }
