@@ -45,16 +45,24 @@ public enum FileSystem {
     /// Why `path` cannot be written, found without writing it (its folder is missing or not writable,
     /// it is a folder), or nil: for a file written only after a long run (a trace), checked before.
     public static func writeProblem(_ path: String) -> ImageError? {
+        if let missing = missingFolder(path) { return missing }
         let folder = self.folder(of: path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
-        }
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return ImageError(path: path, message: "cannot write: is a folder, not a file")
         }
         if access(folder, W_OK | X_OK) != 0 {
             return ImageError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
+        }
+        return nil
+    }
+
+    /// The error for a path whose folder does not exist, or nil.
+    private static func missingFolder(_ path: String) -> ImageError? {
+        let folder = self.folder(of: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
         }
         return nil
     }
@@ -85,11 +93,7 @@ public enum FileSystem {
 
     static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
-        let folder = self.folder(of: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
-        }
+        if let missing = missingFolder(path) { throw missing }
         let temporary = url.deletingLastPathComponent().appendingPathComponent(
             temporaryName(for: url.lastPathComponent)
         )
