@@ -111,7 +111,7 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Refuse to write an image of more pixels than this (default 2^32), before its file is opened; "
+            "Refuse to write an image of more pixels than this (2^32 by default), before its file is opened; "
                 + "raise it for larger outputs."))
     var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
 

@@ -18,8 +18,17 @@ struct TesseraCommand: ParsableCommand {
             try command.run()
         } catch {
             StandardOutput.flush()
-            if exitCode(for: error) == .validationFailure { usageError(error) }
-            exit(withError: error)
+            switch exitCode(for: error) {
+            case .validationFailure:
+                usageError(error)
+            case .success:
+                // --help and --version: printed here, so that a failing stdout is reported.
+                let text = fullMessage(for: error)
+                if !text.isEmpty { StandardOutput.print(text) }
+                Foundation.exit(0)
+            default:
+                exit(withError: error)
+            }
         }
         StandardOutput.flush()
     }

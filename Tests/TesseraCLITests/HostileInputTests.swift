@@ -89,8 +89,9 @@ import Testing
     }
 
     /// A full disk behind stdout is an error (a redirect must not leave a truncated file behind status 0).
-    @Test func aFullStandardOutputIsAnError() throws {
-        let result = try Self.run(["schema"], stdout: try #require(FileHandle(forWritingAtPath: "/dev/full")))
+    @Test(arguments: [["schema"], ["nodes"], ["--help"], ["run", "--help"], ["--version"]])
+    func aFullStandardOutputIsAnError(arguments: [String]) throws {
+        let result = try Self.run(arguments, stdout: try #require(FileHandle(forWritingAtPath: "/dev/full")))
         #expect(result.status == 1 && !result.signaled)
         #expect(result.stderr == "tessera: cannot write to standard output: No space left on device\n")
     }
