@@ -495,6 +495,19 @@ let brokenGraphs: [BrokenGraph] = [
                 + "got [9223372036854775807, 0, 5, 5]",
         ]),
     BrokenGraph(
+        name: "composite offsets beyond 2^30",
+        text: """
+            version: 1
+            nodes:
+              c: { op: constant, width: 67, height: 45 }
+              m: { op: composite, input: c, background: c, x: 9223372036854775807, y: -9223372036854775808 }
+              o: { op: save, input: m, path: o.png }
+            """,
+        expected: [
+            "g.yaml:4:51: error: m.x: 9223372036854775807 is out of range: -1073741824...1073741824",
+            "g.yaml:4:75: error: m.y: -9223372036854775808 is out of range: -1073741824...1073741824",
+        ]),
+    BrokenGraph(
         name: "a tile or traced grid too large to allocate",
         text: """
             version: 1
