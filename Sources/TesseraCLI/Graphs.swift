@@ -14,10 +14,13 @@ struct GraphOptions: ParsableArguments {
     var overrides: [String] = []
 
     /// The validated graph at `path`; problems go to stderr and end the command with status 2.
-    func load(_ path: String, catalog: Catalog) throws -> Graph {
+    func load(
+        _ path: String, catalog: Catalog, maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+    ) throws -> Graph {
         do {
             let overrides = try self.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
-            let graph = try Graph.load(path: path, catalog: catalog, overrides: overrides)
+            let graph = try Graph.load(
+                path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels)
             report(graph.warnings)
             return graph
         } catch {
@@ -69,12 +72,15 @@ struct Validate: ParsableCommand {
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
 
+    @Option(help: "The output limit `run` will have (2^32 by default), checked where the parameters fix a size.")
+    var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+
     func run() throws {
         let catalog = try plugins.catalog()
         var failed = false
         for path in graphs {
             do {
-                let graph = try options.load(path, catalog: catalog)
+                let graph = try options.load(path, catalog: catalog, maxOutputPixels: maxOutputPixels)
                 StandardOutput.print("\(path): ok (\(graph.nodes.count) nodes)")
             } catch {
                 failed = true
@@ -137,7 +143,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let graph = try options.load(graph, catalog: plugins.catalog())
+        let graph = try options.load(graph, catalog: plugins.catalog(), maxOutputPixels: maxOutputPixels)
         // A trace that cannot be written is found now, not after a long run.
         if let trace, let problem = FileSystem.writeProblem(trace) {
             FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))

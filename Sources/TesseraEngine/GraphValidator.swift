@@ -8,6 +8,11 @@ struct GraphValidator {
     /// Where relative paths written in the file resolve.
     let context: ParameterContext
     var diagnostics: [Diagnostic]
+    /// The most pixels a sink may write (``RunOptions/maxOutputPixels``), checked here where the
+    /// parameters fix an image's size.
+    var maxOutputPixels = RunOptions.defaultMaxOutputPixels
+    /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/knownOutputSize``).
+    var knownSizes: [String: (width: Int, height: Int)] = [:]
 
     /// A node as written, before its connections are checked. `declaration` is nil when its op is unknown.
     private struct Draft {
@@ -67,6 +72,7 @@ struct GraphValidator {
         checkReferences(&drafts)
         checkNodes(&drafts)
         checkWrittenFiles(drafts)
+        checkOutputSizes(drafts)
         guard let order = runningOrder(drafts), !diagnostics.contains(where: { $0.severity == .error }) else {
             return nil
         }
@@ -447,6 +453,7 @@ struct GraphValidator {
             let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))
             do {
                 let node = try declaration.instantiate(parameters: values, inputs: [:])
+                knownSizes[draft.name] = node.knownOutputSize
                 for problem in node.validate(in: context) {
                     error(
                         draft.valueLocations[problem.parameter] ?? draft.location,
@@ -454,6 +461,22 @@ struct GraphValidator {
                 }
             } catch {
                 self.error(draft.location, "\(declaration.op) node '\(draft.name)': \(error)")
+            }
+        }
+    }
+
+    /// A sink reading an image whose size the parameters fix, over the output limit: found before running.
+    private mutating func checkOutputSizes(_ drafts: [Draft]) {
+        for draft in drafts where draft.declaration?.access == .sink {
+            for (input, reference) in draft.inputs.sorted(by: { $0.key < $1.key }) {
+                guard let size = knownSizes[reference.node] else { continue }
+                let pixels = Rect(width: size.width, height: size.height).area
+                guard pixels > maxOutputPixels else { continue }
+                error(
+                    draft.valueLocations[input] ?? draft.location,
+                    "\(draft.name).\(input): '\(reference.node)' is \(size.width)x\(size.height) (\(pixels) pixels), "
+                        + "more than the output limit of \(maxOutputPixels) pixels; raise it with "
+                        + "--max-output-pixels N")
             }
         }
     }
