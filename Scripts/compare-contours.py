@@ -110,7 +110,7 @@ def main():
     amounts = [0.5 + 0.2 * i for i in range(13)]
     jobs = [
         ("512", 512, [(0.5, 2.0)], 0.002, None, "epsilon: 0.002"),
-        ("full", 100000, [(0.5, 2.0)], 0.002, None, "epsilon: 0.002, maximumImageDimension: 100000"),
+        ("full", 8192, [(0.5, 2.0)], 0.002, None, "epsilon: 0.002, maximumImageDimension: 8192"),
         (
             "sweep",
             512,

@@ -119,9 +119,12 @@ public func tesseraGraphSet(_ graph: OpaquePointer?, _ assignment: UnsafePointer
 @_cdecl("tessera_graph_run")
 public func tesseraGraphRun(_ graph: OpaquePointer?, _ threads: Int32) -> Int32 {
     guard let handle = handle(graph) else { return fail("no graph", 1) }
+    let workers = threads == 0 ? RunOptions.cores : Int(threads)
+    if threads != 0, let problem = RunOptions.problem(threads: workers, tileSize: RunOptions.defaultTileSize) {
+        return fail(problem.replacingOccurrences(of: "--threads", with: "threads") + " (0: one per core)", 1)
+    }
     do {
-        handle.report = try handle.graph.run(
-            options: RunOptions(threads: threads > 0 ? Int(threads) : RunOptions.cores, collectsValues: true))
+        handle.report = try handle.graph.run(options: RunOptions(threads: workers, collectsValues: true))
     } catch {
         handle.report = nil
         return fail(error.description, 1)

@@ -17,12 +17,17 @@ struct GraphOptions: ParsableArguments {
     ///
     /// `defaults` sets a parameter (by name, as `maxMemory`) on every node that declares it, as a `--set`
     /// written before the user's, so an explicit `--set` still wins.
-    func load(_ path: String, catalog: Catalog, defaults: [String: String] = [:]) throws -> Graph {
+    func load(
+        _ path: String, catalog: Catalog, defaults: [String: String] = [:],
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+    ) throws -> Graph {
         do {
             var overrides = try self.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
             if !defaults.isEmpty {
                 var settings: [ParameterOverride] = []
-                for node in try Graph.load(path: path, catalog: catalog, overrides: overrides).nodes {
+                for node in try Graph.load(
+                    path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels
+                ).nodes {
                     for parameter in node.declaration.parameters {
                         guard let value = defaults[parameter.name] else { continue }
                         settings.append(try ParameterOverride(parsing: "\(node.name).\(parameter.name)=\(value)"))
@@ -30,7 +35,8 @@ struct GraphOptions: ParsableArguments {
                 }
                 overrides = settings + overrides
             }
-            let graph = try Graph.load(path: path, catalog: catalog, overrides: overrides)
+            let graph = try Graph.load(
+                path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels)
             report(graph.warnings)
             return graph
         } catch {
@@ -82,13 +88,16 @@ struct Validate: ParsableCommand {
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
 
+    @Option(help: "The output limit `run` will have (2^32 by default), checked where the parameters fix a size.")
+    var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+
     func run() throws {
         let catalog = try plugins.catalog()
         var failed = false
         for path in graphs {
             do {
-                let graph = try options.load(path, catalog: catalog)
-                print("\(path): ok (\(graph.nodes.count) nodes)")
+                let graph = try options.load(path, catalog: catalog, maxOutputPixels: maxOutputPixels)
+                StandardOutput.print("\(path): ok (\(graph.nodes.count) nodes)")
             } catch {
                 failed = true
             }
@@ -113,11 +122,20 @@ struct Run: ParsableCommand {
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
 
-    @Option(help: "Worker threads rendering tiles (default: one per core).")
+    @Option(help: "Worker threads rendering tiles, 1 to \(RunOptions.maximumThreads) (default: one per core).")
     var threads: Int = RunOptions.cores
 
-    @Option(help: "The side of the square tiles rendered and cached, in pixels (16 or more).")
+    @Option(
+        help: ArgumentHelp(
+            "The side of the square tiles rendered and cached, in pixels, \(RunOptions.tileSizes.lowerBound) to "
+                + "\(RunOptions.tileSizes.upperBound)."))
     var tileSize: Int = RunOptions.defaultTileSize
+
+    @Option(
+        help: ArgumentHelp(
+            "Refuse to write an image of more pixels than this (2^32 by default), before its file is opened; "
+                + "raise it for larger outputs."))
+    var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
@@ -144,8 +162,9 @@ struct Run: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard tileSize >= 16 else { throw ValidationError("--tile-size must be at least 16") }
+        if let problem = RunOptions.problem(threads: threads, tileSize: tileSize, maxOutputPixels: maxOutputPixels) {
+            throw ValidationError(problem)
+        }
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
         if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
             throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
@@ -156,7 +175,13 @@ struct Run: ParsableCommand {
         var limits: [String: String] = [:]
         if let maxPixels { limits["maxPixels"] = "\(maxPixels)" }
         if let bytes = maxMemory.flatMap(DecodeOptions.parseBytes) { limits["maxMemory"] = "\(bytes)" }
-        let graph = try options.load(graph, catalog: plugins.catalog(), defaults: limits)
+        let graph = try options.load(
+            graph, catalog: plugins.catalog(), defaults: limits, maxOutputPixels: maxOutputPixels)
+        // A trace that cannot be written is found now, not after a long run.
+        if let trace, let problem = FileSystem.writeProblem(trace) {
+            FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))
+            throw ExitCode(1)
+        }
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }
@@ -165,7 +190,7 @@ struct Run: ParsableCommand {
         if let bar { progress = { bar.show($0) } }
         let runOptions = RunOptions(
             threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
-            collectsValues: json)
+            collectsValues: json, maxOutputPixels: maxOutputPixels)
         let report: RunReport
         do {
             report = try graph.run(options: runOptions)
@@ -189,11 +214,11 @@ struct Run: ParsableCommand {
         }
         if stats { FileHandle.standardError.write(Data(report.statsTable().utf8)) }
         if json {
-            print(graph.resultJSON(of: report), terminator: "")
+            StandardOutput.print(graph.resultJSON(of: report), terminator: "")
             return
         }
         if quiet { return }
-        for file in graph.writtenFiles { print("Wrote \(file)") }
+        for file in graph.writtenFiles { StandardOutput.print("Wrote \(file)") }
     }
 }
 
@@ -255,7 +280,7 @@ struct Dot: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
+        StandardOutput.print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
     }
 }
 
@@ -277,7 +302,7 @@ struct Nodes: ParsableCommand {
     func run() throws {
         let catalog = try plugins.catalog()
         guard let name else {
-            print(json ? catalog.json : markdown ? catalog.markdown : catalog.table, terminator: "")
+            StandardOutput.print(json ? catalog.json : markdown ? catalog.markdown : catalog.table, terminator: "")
             return
         }
         guard let declaration = catalog.declaration(op: name) else {
@@ -285,7 +310,8 @@ struct Nodes: ParsableCommand {
             FileHandle.standardError.write(Data("Error: no node named '\(name)'\(hint)\n".utf8))
             throw ExitCode(1)
         }
-        print(json ? declaration.json : markdown ? declaration.markdown : declaration.text, terminator: "")
+        StandardOutput.print(
+            json ? declaration.json : markdown ? declaration.markdown : declaration.text, terminator: "")
     }
 }
 
@@ -297,6 +323,6 @@ struct Schema: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     func run() throws {
-        print(try plugins.catalog().jsonSchema, terminator: "")
+        StandardOutput.print(try plugins.catalog().jsonSchema, terminator: "")
     }
 }

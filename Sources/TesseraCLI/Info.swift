@@ -19,7 +19,8 @@ struct Info: ParsableCommand {
         for file in files {
             do {
                 let info = try ImageFile.info(path: file, options: decoding.options)
-                print(json ? Self.json(info, file: file) : Self.text(info, file: file, header: files.count > 1))
+                StandardOutput.print(
+                    json ? Self.json(info, file: file) : Self.text(info, file: file, header: files.count > 1))
             } catch {
                 // Report every file, then fail with the first error.
                 if failure != nil { FileHandle.standardError.write(Data("Error: \(error)\n".utf8)) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Tessera
 
 @main
@@ -11,12 +12,37 @@ struct TesseraCommand: ParsableCommand {
 
     static func main() {
         FileSystem.removeTemporaryFilesOnInterrupt()
+        StandardOutput.ignoreBrokenPipes()
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            exit(withError: error)
+            StandardOutput.flush()
+            switch exitCode(for: error) {
+            case .validationFailure:
+                usageError(error)
+            case .success:
+                // --help and --version: printed here, so that a failing stdout is reported.
+                let text = fullMessage(for: error)
+                if !text.isEmpty { StandardOutput.print(text) }
+                Foundation.exit(0)
+            default:
+                exit(withError: error)
+            }
         }
+        StandardOutput.flush()
+    }
+
+    /// A mistake on the command line (an unknown option, a missing argument, a value out of range): one
+    /// line and where help is, status 2, as for an invalid graph (swift-argument-parser's own is a block
+    /// with the usage, status 64).
+    static func usageError(_ error: any Error) -> Never {
+        let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+        let names = configuration.subcommands.map { $0._commandName }
+        let command = CommandLine.arguments.dropFirst().first.flatMap { names.contains($0) ? "tessera " + $0 : nil }
+        FileHandle.standardError.write(
+            Data("Error: \(message) (see '\(command ?? "tessera") --help')\n".utf8))
+        Foundation.exit(2)
     }
 }
 

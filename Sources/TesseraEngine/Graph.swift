@@ -95,11 +95,13 @@ public struct ParameterOverride: Sendable {
 
 extension Graph {
     /// Reads and validates the graph file at `path` (YAML, or JSON when it ends in `.json`).
+    /// `maxOutputPixels` is the run's output limit, checked here where the parameters fix a size.
     ///
     /// - Throws: ``GraphErrors`` with every problem found (warnings included) when there is an error.
-    public static func load(path: String, catalog: Catalog, overrides: [ParameterOverride] = []) throws(GraphErrors)
-        -> Graph
-    {
+    public static func load(
+        path: String, catalog: Catalog, overrides: [ParameterOverride] = [],
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+    ) throws(GraphErrors) -> Graph {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -108,18 +110,21 @@ extension Graph {
             throw GraphErrors(diagnostics: [.error(SourceLocation(file: path), reason)])
         }
         let folder = (path as NSString).deletingLastPathComponent
-        return try parse(text, file: path, baseFolder: folder, catalog: catalog, overrides: overrides)
+        return try parse(
+            text, file: path, baseFolder: folder, catalog: catalog, overrides: overrides,
+            maxOutputPixels: maxOutputPixels)
     }
 
     /// Validates graph text: strict JSON when `file` ends in `.json`, YAML (1.2) otherwise. Relative paths
     /// in it resolve against `baseFolder`; `file` names it in messages.
     public static func parse(
-        _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = []
+        _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = [],
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
     ) throws(GraphErrors) -> Graph {
         let (document, parseDiagnostics) = DocumentParser.parse(text, file: file)
         var validator = GraphValidator(
             file: file, catalog: catalog, context: ParameterContext(baseFolder: baseFolder),
-            diagnostics: parseDiagnostics)
+            diagnostics: parseDiagnostics, maxOutputPixels: maxOutputPixels)
         let nodes = document.flatMap { validator.validate($0, overrides: overrides) }
         let diagnostics = validator.diagnostics.enumerated().sorted {
             ($0.element.location, $0.offset) < ($1.element.location, $1.offset)

@@ -290,6 +290,9 @@ extension GraphNode {
             guard let value = values[reference.node + "." + reference.port] else {
                 throw NodeConfigurationError("\(name): '\(reference.text)' produced no value")
             }
+            if case .image(let image) = value, declaration.access == .sink {
+                try checkOutputSize(image, limit: monitor.options.maxOutputPixels)
+            }
             // Sinks and global nodes read whole images: those reads are split into tiles for the workers.
             if case .image(let image) = value, readsWholeImages {
                 let parallel = ParallelSource(
@@ -326,6 +329,20 @@ extension GraphNode {
             throw NodeConfigurationError("did not produce its output '\(output.name)'")
         }
         return outputs
+    }
+}
+
+extension GraphNode {
+    /// Refuses an image too large to write (``RunOptions/maxOutputPixels``), before the sink opens its
+    /// file: a graph asking for a huge image must not write until the disk is full.
+    func checkOutputSize(_ image: Image, limit: Int) throws(RunError) {
+        let pixels = image.extent.area
+        guard pixels > limit else { return }
+        throw RunError(
+            location: location, node: name, op: declaration.op,
+            message: "the image to write is \(image.width)x\(image.height) (\(pixels) pixels), more than the "
+                + "output limit of \(limit) pixels; raise it with --max-output-pixels N "
+                + "(RunOptions.maxOutputPixels)")
     }
 }
 

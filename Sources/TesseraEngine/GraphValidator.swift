@@ -8,6 +8,11 @@ struct GraphValidator {
     /// Where relative paths written in the file resolve.
     let context: ParameterContext
     var diagnostics: [Diagnostic]
+    /// The most pixels a sink may write (``RunOptions/maxOutputPixels``), checked here where the
+    /// parameters fix an image's size.
+    var maxOutputPixels = RunOptions.defaultMaxOutputPixels
+    /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/knownOutputSize``).
+    var knownSizes: [String: (width: Int, height: Int)] = [:]
 
     /// A node as written, before its connections are checked. `declaration` is nil when its op is unknown.
     private struct Draft {
@@ -66,6 +71,8 @@ struct GraphValidator {
         checkRequired(&drafts)
         checkReferences(&drafts)
         checkNodes(&drafts)
+        checkWrittenFiles(drafts)
+        checkOutputSizes(drafts)
         guard let order = runningOrder(drafts), !diagnostics.contains(where: { $0.severity == .error }) else {
             return nil
         }
@@ -446,6 +453,7 @@ struct GraphValidator {
             let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))
             do {
                 let node = try declaration.instantiate(parameters: values, inputs: [:])
+                knownSizes[draft.name] = node.knownOutputSize
                 for problem in node.validate(in: context) {
                     error(
                         draft.valueLocations[problem.parameter] ?? draft.location,
@@ -453,6 +461,46 @@ struct GraphValidator {
                 }
             } catch {
                 self.error(draft.location, "\(declaration.op) node '\(draft.name)': \(error)")
+            }
+        }
+    }
+
+    /// A sink reading an image whose size the parameters fix, over the output limit: found before running.
+    private mutating func checkOutputSizes(_ drafts: [Draft]) {
+        for draft in drafts where draft.declaration?.access == .sink {
+            for (input, reference) in draft.inputs.sorted(by: { $0.key < $1.key }) {
+                guard let size = knownSizes[reference.node] else { continue }
+                let pixels = Rect(width: size.width, height: size.height).area
+                guard pixels > maxOutputPixels else { continue }
+                error(
+                    draft.valueLocations[input] ?? draft.location,
+                    "\(draft.name).\(input): '\(reference.node)' is \(size.width)x\(size.height) (\(pixels) pixels), "
+                        + "more than the output limit of \(maxOutputPixels) pixels; raise it with "
+                        + "--max-output-pixels N")
+            }
+        }
+    }
+
+    /// Two nodes writing one file would race, and the last to finish would win: refused, naming both.
+    private mutating func checkWrittenFiles(_ drafts: [Draft]) {
+        var writers: [String: (node: String, parameter: String, location: SourceLocation)] = [:]
+        for draft in drafts {
+            guard let declaration = draft.declaration else { continue }
+            for parameter in declaration.parameters where parameter.type == .path(isOutput: true) {
+                guard case .value(let path as OutputPath)? = draft.parameters[parameter.name]?.source,
+                    let location = draft.valueLocations[parameter.name]
+                else { continue }
+                guard let first = writers[path.resolved] else {
+                    writers[path.resolved] = (draft.name, parameter.name, location)
+                    continue
+                }
+                let place =
+                    first.location.line > 0
+                    ? "line \(first.location.line), column \(first.location.column)" : "\(first.location.file)"
+                error(
+                    location,
+                    "\(draft.name).\(parameter.name): \(path.written) is also written by "
+                        + "\(first.node).\(first.parameter) (\(place)); each file can be written by one node")
             }
         }
     }

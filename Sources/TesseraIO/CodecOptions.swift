@@ -137,8 +137,11 @@ public struct EncodeOptions: Sendable {
     /// PNG zlib level, 0 (none, fastest) ... 9 (smallest).
     public var pngLevel: Int = 6
     public var tiffCompression: TIFFCompression = .none
-    /// TIFF tile side in pixels (a multiple of 16); nil writes strips.
+    /// TIFF tile side in pixels (a multiple of 16, at most ``largestTile``); nil writes strips. A tile
+    /// larger than the image is written as small as the image allows.
     public var tileSize: Int?
+    /// The largest TIFF tile side: a tile is encoded from one buffer, 256 MB for a 4096 float RGBA tile.
+    public static let largestTile = 4096
     /// Progressive JPEG.
     public var progressive: Bool = false
     /// JPEG: the color (red, green, blue in 0...1, stored values) that an image with alpha is laid over,
@@ -180,8 +183,13 @@ public struct EncodeOptions: Sendable {
         if !(1...100).contains(quality) {
             problems.append((.quality, "quality must be from 1 to 100, not \(quality)"))
         }
-        if let tileSize, tileSize <= 0 || tileSize % 16 != 0 {
-            problems.append((.tileSize, "TIFF tile size must be a positive multiple of 16, not \(tileSize)"))
+        if let tileSize, tileSize <= 0 || tileSize % 16 != 0 || tileSize > Self.largestTile {
+            problems.append(
+                (
+                    .tileSize,
+                    "TIFF tile size must be a positive multiple of 16 up to \(Self.largestTile), not \(tileSize)"
+                )
+            )
         }
         switch (format, depth) {
         case (.jpeg, .some(.uint16)), (.jpeg, .some(.float32)):

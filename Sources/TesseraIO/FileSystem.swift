@@ -42,19 +42,62 @@ public enum FileSystem {
         }
     }
 
-    static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
-        let url = URL(fileURLWithPath: path)
-        let named = (path as NSString).deletingLastPathComponent
-        let folder = named.isEmpty ? "." : named
+    /// Why `path` cannot be written, found without writing it (its folder is missing or not writable,
+    /// it is a folder), or nil: for a file written only after a long run (a trace), checked before.
+    public static func writeProblem(_ path: String) -> ImageError? {
+        if let missing = missingFolder(path) { return missing }
+        let folder = self.folder(of: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return ImageError(path: path, message: "cannot write: is a folder, not a file")
+        }
+        if access(folder, W_OK | X_OK) != 0 {
+            return ImageError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
+        }
+        return nil
+    }
+
+    /// The error for a path whose folder does not exist, or nil.
+    private static func missingFolder(_ path: String) -> ImageError? {
+        let folder = self.folder(of: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
+            return ImageError(path: path, message: "cannot write: the folder \(folder) does not exist")
         }
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(
-                ".\(url.lastPathComponent).tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-            )
-            .path
+        return nil
+    }
+
+    private static func folder(of path: String) -> String {
+        let named = (path as NSString).deletingLastPathComponent
+        return named.isEmpty ? "." : named
+    }
+
+    /// The longest file name (in bytes) the temporary names are held to: Linux file systems' NAME_MAX.
+    static let longestName = 255
+
+    /// A hidden temporary name beside `name`, unique to this process and call, never longer than
+    /// ``longestName`` bytes: the final name's stem is cut (at a character's edge) to make room, so any
+    /// name the file system accepts can be written.
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".tessera-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let room = longestName - 1 - suffix.utf8.count
+        var stem = ""
+        var bytes = 0
+        for scalar in name.unicodeScalars {
+            bytes += String(scalar).utf8.count
+            if bytes > room { break }
+            stem.unicodeScalars.append(scalar)
+        }
+        return "." + stem + suffix
+    }
+
+    static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
+        let url = URL(fileURLWithPath: path)
+        if let missing = missingFolder(path) { throw missing }
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            temporaryName(for: url.lastPathComponent)
+        )
+        .path
         let slot = tsr_cleanup_register(temporary)
         defer { tsr_cleanup_unregister(slot) }
         do {

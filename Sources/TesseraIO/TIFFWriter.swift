@@ -63,7 +63,11 @@ enum TIFFWriter {
 
         let chunkWidth: Int
         let chunkHeight: Int
-        if let tile = options.tileSize {
+        if let asked = options.tileSize {
+            // A tile past the image holds only padding, and its buffer is allocated whole: no larger than
+            // the image's longer side, rounded up to a multiple of 16 (a 65536 tile on a 67x45 image
+            // would take 12 GB for 80x80 pixels of content).
+            let tile = Swift.min(asked, (Swift.max(image.width, image.height) + 15) / 16 * 16)
             chunkWidth = tile
             chunkHeight = tile
             try set32(TIFFTAG_TILEWIDTH, tile)

@@ -58,7 +58,10 @@ import TesseraIO
     }
 
     @Test(arguments: [
-        (["convert", "a.png", "b.png", "--depth", "12"], "Error: --depth must be 8, 16 or float, not '12'"),
+        (
+            ["convert", "a.png", "b.png", "--depth", "12"],
+            "Error: --depth must be 8, 16 or float, not '12' (see 'tessera convert --help')"
+        ),
         (
             ["convert", "a.png", "b.tif", "--compression", "zip"],
             "Error: b.tif: TIFF compression is one of none, lzw, deflate, packbits, jpeg, not 'zip'"
@@ -69,8 +72,12 @@ import TesseraIO
         ),
         (["convert", "a.png", "b.jpg", "--quality", "0"], "Error: b.jpg: quality must be from 1 to 100, not 0"),
         (
+            ["convert", "a.png", "b.tif", "--tile", "65536"],
+            "Error: b.tif: TIFF tile size must be a positive multiple of 16 up to 4096, not 65536"
+        ),
+        (
             ["convert", "a.png", "b.tif", "--tile", "100"],
-            "Error: b.tif: TIFF tile size must be a positive multiple of 16, not 100"
+            "Error: b.tif: TIFF tile size must be a positive multiple of 16 up to 4096, not 100"
         ),
         (
             ["convert", "a.png", "b.png", "--max-pixels", "10"],
@@ -161,6 +168,8 @@ import TesseraIO
                     set: 2 --set a.width=0: error: a.width: 0 is out of range: 1...1000000
                     set: 0
                     before run: null the graph has not run (tessera_graph_run)
+                    threads INT_MAX: 1 threads must be from 1 to 256, not 2147483647 (0: one per core)
+                    threads -1: 1 threads must be from 1 to 256, not -1 (0: one per core)
                     run: 0 \(output)
                     value: \(contours)
                     image: null 'a.output' is an image: save it to a file (JSON holds the other values)

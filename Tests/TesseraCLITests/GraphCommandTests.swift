@@ -172,7 +172,9 @@ import TesseraNodes
             #expect(spans.filter { $0["name"] as? String == "out" }.map { $0["tid"] as? Int } == [0])
             #expect(lines.contains { $0.hasPrefix("out ") && $0.contains("save") })
             let bad = try CLI.run(["run", "g.yaml", "--threads", "0"], in: folder)
-            #expect(bad.status == 64 && bad.stderr.contains("--threads must be at least 1"))
+            #expect(
+                bad.status == 2
+                    && bad.stderr == "Error: --threads must be from 1 to 256, not 0 (see 'tessera run --help')\n")
         }
     }
 }

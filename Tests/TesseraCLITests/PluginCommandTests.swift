@@ -173,6 +173,21 @@ import TesseraIO
         }
     }
 
+    /// `--plugin NAME` without a slash is the file NAME in the current folder, never a library the
+    /// dynamic loader finds by that name: a local file named like the C math library is read, and
+    /// refused for what it is.
+    @Test func aPluginNameIsAPathNotALibrarySearch() throws {
+        try withTemporaryFolder { folder in
+            try "not a library\n".write(
+                to: folder.appendingPathComponent("libm.so.6"), atomically: false, encoding: .utf8)
+            let result = try CLI.run(["nodes", "--plugin", "libm.so.6"], in: folder)
+            #expect(result.status == 1 && !result.signaled)
+            #expect(
+                result.stderr.hasPrefix("Error: libm.so.6: not a plugin: it does not load as a shared library ("),
+                "\(result.stderr)")
+        }
+    }
+
     /// Two plugins declaring the same node: the second is refused, naming both files.
     @Test func twoPluginsWithOneNodeName() throws {
         try withTemporaryFolder { folder in
@@ -194,6 +209,10 @@ import TesseraIO
         ("-DFAIL_CREATE", "the broken plugin refuses to make its node (code 1)"),
         ("-DEMPTY_OUTPUT", "the plugin made an output of 0x512, layout 2"),
         ("-DHUGE_REGION", "input_region gave 1099511627776x"),
+        (
+            "-DBAD_EDGE",
+            "kernel input 0 has edge mode 77, which is neither TESSERA_EDGE_CLAMP (0) nor TESSERA_EDGE_TRANSPARENT (1)"
+        ),
     ])
     func failingPluginStopsTheRun(flag: String, message: String) throws {
         try withTemporaryFolder { folder in

@@ -11,6 +11,19 @@ import TesseraCore
         #expect(Rect(x: 5, y: 5, width: 3, height: -1).area == 0)
     }
 
+    /// Values a hostile graph could reach saturate instead of trapping (a trap kills a program embedding
+    /// the engine): growing, moving and measuring a rectangle near Int's limits.
+    @Test func arithmeticSaturates() {
+        let huge = Rect(x: .max - 1, y: .min + 1, width: .max, height: .max)
+        #expect(huge.maxX == .max && huge.maxY == 0)
+        #expect(huge.area == .max)
+        #expect(a.insetBy(dx: .min, dy: .min).width == .max)
+        #expect(a.insetBy(dx: .max, dy: .max) == .empty)
+        #expect(a.offsetBy(dx: .max, dy: .min) == Rect(x: .max, y: .min + 3, width: 10, height: 5))
+        #expect(Rect(x: -3, y: 0, width: 1, height: 1).offsetBy(dx: .min, dy: 0).x == .min)
+        #expect(a.insetBy(dx: -(1 << 30), dy: 0) == Rect(x: 2 - (1 << 30), y: 3, width: 10 + (1 << 31), height: 5))
+    }
+
     @Test(arguments: [
         (Rect(x: 0, y: 0, width: 4, height: 4), Rect(x: 2, y: 3, width: 2, height: 1)),
         (Rect(x: 11, y: 7, width: 5, height: 5), Rect(x: 11, y: 7, width: 1, height: 1)),

@@ -474,6 +474,87 @@ let brokenGraphs: [BrokenGraph] = [
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
         ]),
 
+    // MARK: Hostile values: sizes that would overflow or allocate wildly, paths the file system cannot take
+    BrokenGraph(
+        name: "a margin or rectangle beyond 2^30 is refused, never an overflow",
+        text: """
+            version: 1
+            nodes:
+              c: { op: constant, width: 67, height: 45 }
+              b: { op: crop, input: c, margin: 9223372036854775807 }
+              r: { op: crop, input: c, rect: [9223372036854775807, 0, 5, 5] }
+              o: { op: save, input: b, path: o.png }
+              p: { op: save, input: r, path: p.png }
+            """,
+        overrides: ["b.margin=-9223372036854775808"],
+        expected: [
+            "--set b.margin=-9223372036854775808: error: b.margin: -9223372036854775808 is out of range: "
+                + "-1073741824...1073741824",
+            "g.yaml:4:36: error: b.margin: 9223372036854775807 is out of range: -1073741824...1073741824",
+            "g.yaml:5:34: error: r.rect: a rectangle's x, y, width and height must lie within ±1073741824 (2^30), "
+                + "got [9223372036854775807, 0, 5, 5]",
+        ]),
+    BrokenGraph(
+        name: "composite offsets beyond 2^30",
+        text: """
+            version: 1
+            nodes:
+              c: { op: constant, width: 67, height: 45 }
+              m: { op: composite, input: c, background: c, x: 9223372036854775807, y: -9223372036854775808 }
+              o: { op: save, input: m, path: o.png }
+            """,
+        expected: [
+            "g.yaml:4:51: error: m.x: 9223372036854775807 is out of range: -1073741824...1073741824",
+            "g.yaml:4:75: error: m.y: -9223372036854775808 is out of range: -1073741824...1073741824",
+        ]),
+    BrokenGraph(
+        name: "a tile or traced grid too large to allocate",
+        text: """
+            version: 1
+            nodes:
+              c: { op: constant, width: 67, height: 45 }
+              d: { op: detectContours, input: c, maximumImageDimension: 100000 }
+              o: { op: save, input: c, path: o.tif, tile: 65536 }
+              j: { op: save, input: d, path: d.json }
+            """,
+        expected: [
+            "g.yaml:4:61: error: d.maximumImageDimension: 100000 is out of range: 64...8192",
+            "g.yaml:5:47: error: o.tile: 65536 is out of range: 0...4096",
+        ]),
+    BrokenGraph(
+        name: "JSON: a NUL in a path", file: "g.json",
+        text: """
+            {"version": 1, "nodes": {"a": {"op": "constant", "width": 2, "height": 2},
+             "o": {"op": "save", "input": "a", "path": "o/c\\u0000.png"}}}
+            """,
+        expected: ["g.json:2:44: error: o.path: a file path cannot contain a NUL character (\\0 or \\u0000)"]),
+    BrokenGraph(
+        name: "two saves to one file, naming both",
+        text: """
+            version: 1
+            nodes:
+              a: { op: constant, width: 2, height: 2 }
+              o: { op: save, input: a, path: out/o.png }
+              p: { op: save, input: a, path: out/../out/o.png }
+            """,
+        expected: [
+            "g.yaml:5:34: error: p.path: out/../out/o.png is also written by o.path (line 4, column 34); "
+                + "each file can be written by one node"
+        ]),
+    BrokenGraph(
+        name: "-0 is the number 0, in YAML and --set",
+        text: """
+            version: 1
+            nodes:
+              a: { op: constant, width: 2, height: 2, color: [-0, 0, 0, 1] }
+              o: { op: save, input: a, path: o.jpg, quality: -0 }
+            """,
+        overrides: ["o.quality=-0"],
+        expected: [
+            "--set o.quality=-0: error: o.quality: 0 is out of range: 1...100",
+            "g.yaml:4:50: error: o.quality: 0 is out of range: 1...100",
+        ]),
+
     // MARK: Everything at once
     BrokenGraph(
         name: "every error is reported, in file order",

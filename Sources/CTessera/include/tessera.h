@@ -42,7 +42,9 @@ tessera_graph *tessera_graph_parse(const char *text, const char *base_folder);
    again; on errors the override is not kept and TESSERA_STATUS_INVALID is returned. */
 int tessera_graph_set(tessera_graph *graph, const char *assignment);
 
-/* Runs the graph on `threads` workers (0: one per core). 0, or TESSERA_STATUS_FAILED. */
+/* Runs the graph on `threads` workers (0: one per core; at most 256). 0, or TESSERA_STATUS_FAILED (also
+   for a negative count or one above 256). An image a sink would write with more than 2^32 pixels fails
+   the run before its file is opened. */
 int tessera_graph_run(tessera_graph *graph, int threads);
 
 /* The files the last run wrote, one per line ("" before a run). Valid until the next call on `graph`. */

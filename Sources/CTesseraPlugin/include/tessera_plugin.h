@@ -24,6 +24,16 @@
  * optional. Plugin nodes read images and make one image (access point, area, geometry or source): the
  * host wraps each in a kernel that the tile-parallel scheduler runs like a built-in's.
  *
+ * Trust: a plugin runs inside the host's process as trusted code, with the host's rights. The host
+ * checks everything this ABI lets it check (the version, the catalog, the sizes, regions, layouts and
+ * edge modes `create` and `input_region` give back, the return codes), but it cannot contain a plugin
+ * that crashes, corrupts memory or never returns: that takes the whole process down (the `tessera`
+ * command, or the program embedding Tessera). Load only plugins you would run as programs.
+ *
+ * Loading: the host loads a plugin by its file's path. A name without a slash (`--plugin libsobel.so`)
+ * is a file in the current folder (`./libsobel.so`), never a library the dynamic loader looks up in
+ * the system's folders.
+ *
  * Threads: `create` and `destroy` are called from one thread at a time; `input_region` and `render`
  * are called from several threads at once on the same instance, so an instance must not change after
  * `create`. A render must give the same bits for a pixel whatever output region it is asked for (the
@@ -52,7 +62,7 @@ extern "C" {
 #define TESSERA_ERROR_RENDER 3     /* computing pixels failed */
 #define TESSERA_ERROR_UNKNOWN_NODE 4
 
-/* Edge modes: what an input reads like outside its extent. */
+/* Edge modes: what an input reads like outside its extent. Any other value is refused, naming the plugin. */
 #define TESSERA_EDGE_CLAMP 0       /* the nearest edge pixel */
 #define TESSERA_EDGE_TRANSPARENT 1 /* zero in every channel */
 

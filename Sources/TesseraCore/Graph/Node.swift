@@ -77,10 +77,15 @@ public protocol ConfiguredNode: Sendable {
     func validate(in context: ValidationContext) -> [NodeProblem]
     /// Computes the outputs from the inputs and parameters.
     func run() throws -> NodeOutputs
+    /// The size of the output image, when the parameters alone fix it (a `constant` given a width and a
+    /// height), so that validation can hold it to the output limit before anything runs. By default nil.
+    var knownOutputSize: (width: Int, height: Int)? { get }
 }
 
 extension ConfiguredNode {
     public func validate() throws(NodeProblem) {}
+
+    public var knownOutputSize: (width: Int, height: Int)? { nil }
 
     public func validate(in context: ValidationContext) -> [NodeProblem] {
         do {

@@ -96,7 +96,9 @@ public struct Parameter<Value: ParameterValue>: ParameterField {
             throw ParameterProblem("expected a list of \(count) numbers, found \(numbers.count)")
         }
         if let range = declaration.range, let bad = numbers.first(where: { !range.contains($0) }) {
-            throw ParameterProblem("\(Literal.number(bad).text) is out of range: \(range.rangeText)")
+            // One number is shown as written: an integer too large for a Double keeps all its digits.
+            let shown = numbers.count == 1 && candidate is any BinaryInteger ? candidate.literal.text : nil
+            throw ParameterProblem("\(shown ?? Literal.number(bad).text) is out of range: \(range.rangeText)")
         }
         return candidate
     }

@@ -200,6 +200,10 @@ extension Rect: ParameterValue {
         guard values[2] > 0, values[3] > 0 else {
             throw ParameterProblem("a rectangle needs a positive width and height, got \(values[2])x\(values[3])")
         }
+        guard values.allSatisfy({ (-Rect.limit...Rect.limit).contains($0) }) else {
+            throw ParameterProblem(
+                "a rectangle's x, y, width and height must lie within ±\(Rect.limit) (2^30), got \(literal.text)")
+        }
         self.init(x: values[0], y: values[1], width: values[2], height: values[3])
     }
     /// The most confident box (the first), grown to whole pixels.
@@ -371,6 +375,10 @@ public struct PathParameter<Role: PathRole>: ParameterValue, Equatable {
     public static var parameterType: ParameterType { .path(isOutput: Role.isOutput) }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
         guard case .string(let text) = literal, !text.isEmpty else { throw expected("a file path", found: literal) }
+        // The C calls that open files stop at a NUL: `o/c\0.png` would write `o/c`.
+        guard !text.utf8.contains(0) else {
+            throw ParameterProblem("a file path cannot contain a NUL character (\\0 or \\u0000)")
+        }
         written = text
         resolved = context.resolve(text)
     }

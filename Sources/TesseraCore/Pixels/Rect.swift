@@ -3,6 +3,10 @@
 /// `maxX` and `maxY` are exclusive, so `Rect(x: 0, y: 0, width: 2, height: 2)` covers the pixels with
 /// x and y in 0...1. A rectangle with no area is empty; every empty rectangle equals ``Rect/empty``
 /// once it comes out of an operation here, so callers can test `isEmpty` or compare with `.empty`.
+///
+/// The arithmetic here saturates at `Int.min` and `Int.max` instead of trapping, so a rectangle built
+/// from a user's numbers can be grown, moved and measured without crashing the process; values a graph
+/// gives are held to ``limit`` besides.
 public struct Rect: Hashable, Sendable, CustomStringConvertible {
     public var x: Int
     public var y: Int
@@ -23,13 +27,21 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
 
     public static let empty = Rect(x: 0, y: 0, width: 0, height: 0)
 
+    /// The largest coordinate or size (2^30) a graph may give a rectangle, a margin or an offset: far
+    /// beyond any image, and small enough that sums and products of a few of them fit in an `Int`.
+    public static let limit = 1 << 30
+
     public var minX: Int { x }
     public var minY: Int { y }
-    public var maxX: Int { x + width }
-    public var maxY: Int { y + height }
+    public var maxX: Int { Self.adding(x, width) }
+    public var maxY: Int { Self.adding(y, height) }
     public var isEmpty: Bool { width <= 0 || height <= 0 }
-    /// The number of pixels covered.
-    public var area: Int { isEmpty ? 0 : width * height }
+    /// The number of pixels covered (`Int.max` if that does not fit).
+    public var area: Int {
+        guard !isEmpty else { return 0 }
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : product
+    }
 
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 
@@ -67,13 +79,24 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     /// which is how an area filter states the margin it reads around an output region.
     /// A rectangle shrunk past nothing is ``empty``.
     public func insetBy(dx: Int, dy: Int) -> Rect {
-        let inset = Rect(x: x + dx, y: y + dy, width: width - 2 * dx, height: height - 2 * dy)
+        let inset = Rect(
+            x: Self.adding(x, dx), y: Self.adding(y, dy), width: Self.adding(width, Self.negated(Self.adding(dx, dx))),
+            height: Self.adding(height, Self.negated(Self.adding(dy, dy))))
         return inset.isEmpty ? .empty : inset
     }
 
     public func offsetBy(dx: Int, dy: Int) -> Rect {
-        Rect(x: x + dx, y: y + dy, width: width, height: height)
+        Rect(x: Self.adding(x, dx), y: Self.adding(y, dy), width: width, height: height)
     }
+
+    /// `a + b`, held at `Int.min` or `Int.max` where it would overflow.
+    static func adding(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
+    }
+
+    /// `-a`, with `-Int.min` held at `Int.max`.
+    static func negated(_ a: Int) -> Int { a == .min ? .max : -a }
 
     /// Cuts this rectangle into tiles of `tileWidth` x `tileHeight`, aligned to this rectangle's origin,
     /// row by row from the top left; tiles on the right and bottom edges are cut to fit.

@@ -18,6 +18,11 @@ public final class Plugin: @unchecked Sendable {
 
     /// Loads the shared library at `path`, checks its ABI version and reads its catalog.
     ///
+    /// `path` is always a file's path: a name without a slash is a file in the current folder
+    /// (`libsobel.so` is `./libsobel.so`), never a name the dynamic loader looks up in the system's
+    /// library folders. A plugin runs in this process as trusted code: its functions are called
+    /// directly, and a plugin that crashes takes the process down.
+    ///
     /// - Throws: ``PluginError`` naming the file: not a shared library, no entry symbol, another ABI
     ///   version, a catalog that is not valid JSON or breaks the declaration rules.
     public init(path: String) throws(PluginError) {
@@ -25,7 +30,9 @@ public final class Plugin: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: path) else { throw PluginError(path, "no such file") }
         // RTLD_DEEPBIND: the plugin's own symbols (its copy of Tessera's Swift modules) come before any
         // of the host's with the same names.
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) else {
+        // dlopen searches the loader's folders for a name without a slash: make it a path.
+        let file = path.contains("/") ? path : "./" + path
+        guard let handle = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginError(path, "not a plugin: it does not load as a shared library (\(reason))")
         }

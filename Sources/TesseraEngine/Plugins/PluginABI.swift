@@ -46,5 +46,12 @@ extension PixelLayout {
 extension EdgeMode {
     public var pluginCode: Int32 { self == .transparent ? TESSERA_EDGE_TRANSPARENT : TESSERA_EDGE_CLAMP }
 
-    public init(pluginCode: Int32) { self = pluginCode == TESSERA_EDGE_TRANSPARENT ? .transparent : .clamp }
+    /// The mode a plugin's code names; nil for a code the ABI does not define.
+    public init?(pluginCode: Int32) {
+        switch pluginCode {
+        case TESSERA_EDGE_CLAMP: self = .clamp
+        case TESSERA_EDGE_TRANSPARENT: self = .transparent
+        default: return nil
+        }
+    }
 }

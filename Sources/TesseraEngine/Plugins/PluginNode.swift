@@ -62,8 +62,14 @@ struct PluginNode: ConfiguredNode {
                 throw ImageError(
                     path: plugin.path, message: "\(op): kernel input \(index) reads port \(port), which has no image")
             }
-            kernelInputs.append(
-                KernelInput(image, edge: EdgeMode(pluginCode: edges[index])))
+            guard let edge = EdgeMode(pluginCode: edges[index]) else {
+                throw ImageError(
+                    path: plugin.path,
+                    message: "\(op): kernel input \(index) has edge mode \(edges[index]), which is neither "
+                        + "TESSERA_EDGE_CLAMP (\(TESSERA_EDGE_CLAMP)) nor TESSERA_EDGE_TRANSPARENT "
+                        + "(\(TESSERA_EDGE_TRANSPARENT))")
+            }
+            kernelInputs.append(KernelInput(image, edge: edge))
         }
         let depth = SampleDepth(pluginBits: output.depth)
         return NodeOutputs(

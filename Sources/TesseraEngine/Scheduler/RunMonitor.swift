@@ -8,10 +8,14 @@ import TesseraCore
 
 /// How a graph runs: how many workers, which tile size, and what to watch.
 public struct RunOptions: Sendable {
-    /// Workers rendering tiles at once; by default one per core.
-    public var threads: Int
-    /// The side of the square tiles the scheduler renders and caches, in pixels.
-    public var tileSize: Int
+    /// Workers rendering tiles at once; by default one per core. Held to 1...``maximumThreads``.
+    public var threads: Int {
+        didSet { threads = Self.clamp(threads, to: 1...Self.maximumThreads) }
+    }
+    /// The side of the square tiles the scheduler renders and caches, in pixels. Held to ``tileSizes``.
+    public var tileSize: Int {
+        didSet { tileSize = Self.clamp(tileSize, to: Self.tileSizes) }
+    }
     /// Record one span per node per tile, for ``RunReport/traceJSON()``.
     public var tracing: Bool
     /// Called as the run advances, with the fraction done (0...1), from any thread but one call at a
@@ -22,20 +26,54 @@ public struct RunOptions: Sendable {
     /// Also run the nodes whose results nothing reads (``Graph/unreadValues``: an analysis whose boxes
     /// nothing draws), so that ``RunReport/values`` holds them; otherwise such nodes do not run.
     public var collectsValues: Bool
+    /// The most pixels an image a sink writes (or a run keeps) may have: checked before the file is
+    /// opened, so a graph asking for a huge image fails at once instead of filling the disk.
+    public var maxOutputPixels: Int
 
     public static let defaultTileSize = 256
+    /// The tile sides a run takes: a tile's buffers are allocated per worker, so a huge side (a
+    /// mistyped 2147483647) would try to allocate terabytes.
+    public static let tileSizes = 16...4096
+    /// The most workers a run starts: more than the cores gains nothing, and each worker holds tiles.
+    public static let maximumThreads = 256
+    /// 2^32 pixels (65536 x 65536; 64 GB as 8-bit RGBA): beyond any photo or scan, well short of a
+    /// graph that would fill a disk by mistake (a 1000000 x 1000000 constant).
+    public static let defaultMaxOutputPixels = 1 << 32
 
+    /// Values outside the ranges above are brought into them (threads into 1...``maximumThreads``, the
+    /// tile size into ``tileSizes``); ``problem(threads:tileSize:maxOutputPixels:)`` says what a
+    /// program should refuse instead.
     public init(
         threads: Int = RunOptions.cores, tileSize: Int = RunOptions.defaultTileSize, tracing: Bool = false,
         progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation(),
-        collectsValues: Bool = false
+        collectsValues: Bool = false, maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
     ) {
         self.collectsValues = collectsValues
-        self.threads = Swift.max(1, threads)
-        self.tileSize = Swift.max(16, tileSize)
+        self.threads = Self.clamp(threads, to: 1...Self.maximumThreads)
+        self.tileSize = Self.clamp(tileSize, to: Self.tileSizes)
         self.tracing = tracing
         self.progress = progress
         self.cancellation = cancellation
+        self.maxOutputPixels = Swift.max(1, maxOutputPixels)
+    }
+
+    private static func clamp(_ value: Int, to range: ClosedRange<Int>) -> Int {
+        Swift.min(Swift.max(range.lowerBound, value), range.upperBound)
+    }
+
+    /// What is wrong with these settings, as the command line names them (`--threads`, `--tile-size`,
+    /// `--max-output-pixels`), or nil: what `tessera run` and the C API refuse.
+    public static func problem(threads: Int, tileSize: Int, maxOutputPixels: Int = defaultMaxOutputPixels)
+        -> String?
+    {
+        if !(1...maximumThreads).contains(threads) {
+            return "--threads must be from 1 to \(maximumThreads), not \(threads)"
+        }
+        if !tileSizes.contains(tileSize) {
+            return "--tile-size must be from \(tileSizes.lowerBound) to \(tileSizes.upperBound), not \(tileSize)"
+        }
+        if maxOutputPixels < 1 { return "--max-output-pixels must be positive, not \(maxOutputPixels)" }
+        return nil
     }
 
     /// The cores this process may use.

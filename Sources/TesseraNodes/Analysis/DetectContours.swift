@@ -94,8 +94,9 @@ struct DetectContours: Node {
     var detectsDarkOnLight = true
 
     @Parameter(
-        doc: "The traced grid's longer side at most: larger images are downscaled to it, smaller ones kept.",
-        range: 64...1_000_000, suggested: 64...4096, unit: "px")
+        doc: "The traced grid's longer side at most: larger images are downscaled to it, smaller ones kept "
+            + "(never upscaled). At most 8192, which bounds the trace's buffers to about 1 GB.",
+        range: 64...8192, suggested: 64...4096, unit: "px")
     var maximumImageDimension = 512
 
     @Parameter(

@@ -20,10 +20,14 @@ struct Composite: Node {
     @Input(doc: "The image underneath; its size is the output's.")
     var background: Image
 
-    @Parameter(doc: "Where the input's left edge lands on the background.", unit: "px")
+    @Parameter(
+        doc: "Where the input's left edge lands on the background.", range: -Double(Rect.limit)...Double(Rect.limit),
+        unit: "px")
     var x = 0
 
-    @Parameter(doc: "Where the input's top edge lands on the background.", unit: "px")
+    @Parameter(
+        doc: "Where the input's top edge lands on the background.", range: -Double(Rect.limit)...Double(Rect.limit),
+        unit: "px")
     var y = 0
 
     func run() throws -> NodeOutputs {

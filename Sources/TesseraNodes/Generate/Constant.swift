@@ -31,6 +31,11 @@ struct Constant: Node {
         }
     }
 
+    var knownOutputSize: (width: Int, height: Int)? {
+        guard let width, let height else { return nil }
+        return (width, height)
+    }
+
     func run() throws -> NodeOutputs {
         let size: (Int, Int)
         if let width, let height {

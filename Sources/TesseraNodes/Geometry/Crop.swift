@@ -24,7 +24,8 @@ struct Crop: Node {
     var rect: Rect? = nil
 
     @Parameter(
-        doc: "Grow the rectangle by this much on every side (shrink if negative), before the aspect ratio.", unit: "px")
+        doc: "Grow the rectangle by this much on every side (shrink if negative), before the aspect ratio.",
+        range: -Double(Rect.limit)...Double(Rect.limit), suggested: -1000...1000, unit: "px")
     var margin = 0
 
     @Parameter(

@@ -55,8 +55,9 @@ struct Save: Node {
     var compression = Compression.auto
 
     @Parameter(
-        doc: "Write a tiled TIFF with square tiles of this side, a multiple of 16; 0 writes strips.",
-        range: 0...65536, unit: "px")
+        doc: "Write a tiled TIFF with square tiles of this side, a multiple of 16; 0 writes strips. A tile larger "
+            + "than the image is cut to the image's longer side, rounded up to 16.",
+        range: 0...Double(EncodeOptions.largestTile), unit: "px")
     var tile = 0
 
     @Parameter(doc: "Write a progressive JPEG.")

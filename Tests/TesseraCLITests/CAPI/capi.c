@@ -1,5 +1,6 @@
 /* Uses the C API as a C program does, through tessera.h: the header must match the library.
    Usage: capi OUTPUT.png NOT_A_PLUGIN.so; prints one line per call. */
+#include <limits.h>
 #include <stdio.h>
 
 #include "tessera.h"
@@ -24,6 +25,11 @@ int main(int argc, char **argv) {
     printf("set: %d\n", status);
     const char *early = tessera_graph_value_json(graph, "c.contours");
     printf("before run: %s %s\n", early ? early : "null", tessera_last_error());
+    /* A thread count out of range is refused, never a crash of the host or a silent default. */
+    status = tessera_graph_run(graph, INT_MAX);
+    printf("threads INT_MAX: %d %s\n", status, tessera_last_error());
+    status = tessera_graph_run(graph, -1);
+    printf("threads -1: %d %s\n", status, tessera_last_error());
     status = tessera_graph_run(graph, 2);
     printf("run: %d %s\n", status, tessera_graph_outputs(graph));
     printf("value: %s", tessera_graph_value_json(graph, "c.contours"));

@@ -55,6 +55,9 @@ static int32_t create(const char *op, const char *parameters_json, const tessera
     info->output.width = 0;
 #endif
     info->input_count = 1;
+#ifdef BAD_EDGE
+    info->edges[0] = 77;
+#endif
     *instance = (tessera_instance *)&token;
     return TESSERA_OK;
 #endif
