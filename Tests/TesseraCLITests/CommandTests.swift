@@ -97,7 +97,8 @@ import TesseraIO
         ),
         (
             ["convert", "a.png", "b.png", "--max-memory", "lots"],
-            "Error: --max-memory must be a positive number of bytes, as 2G or 512M, not 'lots'"
+            "Error: --max-memory must be a positive number of bytes, as 2G or 512M, not 'lots' "
+                + "(see 'tessera convert --help')"
         ),
     ])
     func badOptionsAreExplained(arguments: [String], message: String) throws {
