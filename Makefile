@@ -10,7 +10,13 @@ SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo test deps test-deps build lint docs clean libtessera
+.PHONY: demo test deps test-deps build lint docs clean libtessera fuzz asan
+
+# Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
+# Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
+# targets keep building and the seeds keep passing.
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 10
 
 demo: deps
 	$(SWIFT) build -c release --product tessera
@@ -21,6 +27,8 @@ demo: deps
 
 test: test-deps lint
 	$(SWIFT) test
+	@echo "Fuzzing each target briefly (make fuzz runs them longer):"
+	Scripts/fuzz.sh $(FUZZ_CHECK_SECONDS)
 
 deps:
 	@Scripts/install-deps.sh $(BUILD_PACKAGES)
@@ -35,7 +43,7 @@ build: deps
 # (and to the Swift of Examples/ and Plugins/).
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/Embedding \
-		Plugins/Vignette/Sources Plugins/Vignette/Package.swift
+		Plugins/Vignette/Sources Plugins/Vignette/Package.swift Fuzz/Sources Fuzz/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
 # README's node list. A test fails when the committed copies are stale.
@@ -54,7 +62,7 @@ libtessera: deps
 	cp Sources/CTessera/include/tessera.h out/include/
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-asan Fuzz/.build out
 
 # Node benchmarks: Benchmarks/ is a nested package (ordo-one/benchmark) that runs a 4K graph per node
 # through the library, in release mode, with its own .build. One table per metric, every node a row.
@@ -62,3 +70,14 @@ clean:
 .PHONY: bench
 bench: deps
 	cd Benchmarks && $(SWIFT) package benchmark --no-progress --grouping metric
+
+fuzz: test-deps
+	Scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The codec tests (and the C shims under them) with AddressSanitizer, and UndefinedBehaviorSanitizer on
+# the C (Swift has no -sanitize=undefined on Linux; its own arithmetic traps), in a build folder of
+# their own. Any report fails the run.
+asan: test-deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt $(SWIFT) test --sanitize=address \
+		-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
+		-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined --scratch-path .build-asan --filter TesseraIOTests

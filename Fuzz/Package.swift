@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+// Coverage-guided fuzzing (libFuzzer) of what reads untrusted bytes: graph files (YAML and strict JSON,
+// parsed and validated) and the PNG, TIFF and JPEG decoders. A package of its own, so that its
+// sanitizer flags and libFuzzer's main never reach Tessera's own build. `make fuzz` at the top builds
+// it with `-sanitize=fuzzer,address` and runs every target; `make test` runs each briefly.
+import PackageDescription
+
+let package = Package(
+    name: "TesseraFuzz",
+    dependencies: [
+        .package(name: "Tessera", path: "..")
+    ],
+    targets: [
+        // One binary for graphs; TESSERA_FUZZ_GRAPH=json makes it read the input as a .json graph.
+        .executableTarget(
+            name: "FuzzGraph", dependencies: [.product(name: "Tessera", package: "Tessera")],
+            path: "Sources/FuzzGraph"),
+        // One binary for images: the format is recognized from the bytes, as `load` does.
+        .executableTarget(
+            name: "FuzzImage", dependencies: [.product(name: "Tessera", package: "Tessera")],
+            path: "Sources/FuzzImage"),
+    ],
+    swiftLanguageModes: [.v6]
+)

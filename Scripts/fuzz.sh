@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing with libFuzzer: builds Fuzz/ (a package of its own) with AddressSanitizer and
+# runs each campaign for SECONDS (default 60). Campaigns: graph files as YAML and as strict JSON
+# (parsed and validated), and the PNG, TIFF and JPEG decoders (header, then every pixel).
+#
+#     Scripts/fuzz.sh [SECONDS] [CAMPAIGN...]
+#
+# Seeds: the repository's own graphs and codec fixtures, and Fuzz/Corpus/. What a campaign learns is
+# kept in out/fuzz/CAMPAIGN/ for the next run; a crash is written to out/fuzz/crashes/ and makes the
+# script exit 1 (add it to a broken-file or broken-graph table, then fix it). Prints, per campaign, the
+# executions, the coverage libFuzzer counted and the corpus size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+campaigns=("$@")
+[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json png tiff jpeg)
+
+flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
+(cd Fuzz && swift build "${flags[@]}" --product FuzzGraph >/dev/null && swift build "${flags[@]}" --product FuzzImage >/dev/null)
+bin=$(cd Fuzz && swift build -c release --show-bin-path)
+fixtures=Tests/TesseraIOTests/Fixtures
+mkdir -p out/fuzz/crashes
+status=0
+for campaign in "${campaigns[@]}"; do
+    case $campaign in
+        graph-yaml) target=FuzzGraph; kind=yaml; seeds=(Graphs Fuzz/Corpus/graph-yaml Tests/TesseraEngineTests/SchemaRejects) ;;
+        graph-json) target=FuzzGraph; kind=json; seeds=(Fuzz/Corpus/graph-json) ;;
+        png | tiff | jpeg) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
+        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, png, tiff, jpeg)" >&2; exit 2 ;;
+    esac
+    mkdir -p "out/fuzz/$campaign"
+    log="out/fuzz/$campaign.log"
+    # -max_len: seeds and findings stay small enough to run fast; -rss_limit_mb: a decoder that asks
+    # for more than its budget allows is a finding too.
+    if ! TESSERA_FUZZ_GRAPH=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
+        -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="out/fuzz/crashes/$campaign-" >"$log" 2>&1; then
+        status=1
+        echo "$campaign: FOUND A CRASH (see $log and out/fuzz/crashes/)"
+        grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -5
+    fi
+    runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+    echo "$campaign: $runs executions in ${seconds} s, $cov, corpus $(ls "out/fuzz/$campaign" | wc -l) files"
+done
+exit $status
