@@ -11,8 +11,11 @@ struct TesseraCommand: ParsableCommand {
         subcommands: [Run.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self])
 
     static func main() {
-        FileSystem.removeTemporaryFilesOnInterrupt()
         StandardOutput.ignoreBrokenPipes()
+        // A file over `ulimit -f`: write fails with EFBIG ("File too large"), reported as any write error
+        // and its temporary file removed, instead of the signal killing the process mid-write.
+        signal(SIGXFSZ, SIG_IGN)
+        FileSystem.removeTemporaryFilesOnInterrupt()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -14,8 +14,11 @@ public enum FileSystem {
         return "cannot open: \(String(cString: strerror(errno)))"
     }
 
-    /// Makes an interrupt (Ctrl-C, SIGTERM, SIGHUP) delete the temporary files being written before the
-    /// process ends of that signal. For programs: a library must not take over its host's signals.
+    /// Makes an interrupt (Ctrl-C, SIGTERM, SIGHUP), a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE,
+    /// SIGTRAP), SIGXFSZ or SIGPIPE (unless ignored) delete the temporary files being written before the
+    /// signal acts as it did before (the process ends of it); an `exit()` during a write (a plugin's)
+    /// removes them and makes the status 1. For programs: a library must not take over its host's
+    /// signals. An OOM kill (SIGKILL) cannot be caught: it leaves its `.tmp` file.
     public static func removeTemporaryFilesOnInterrupt() {
         tsr_cleanup_install_signal_handlers()
     }
@@ -91,6 +94,16 @@ public enum FileSystem {
         return "." + stem + suffix
     }
 
+    /// Why a write failed, in words, for the errors a full disk or a size limit give; nil for others.
+    static func writeFailure(_ code: Int32) -> String? {
+        switch code {
+        case EFBIG: "file too large: the file size limit (ulimit -f) was reached"
+        case ENOSPC: "no space left on the device"
+        case EDQUOT: "the disk quota was reached"
+        default: nil
+        }
+    }
+
     static func writeAtomically(to path: String, _ write: (String) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         if let missing = missingFolder(path) { throw missing }
@@ -100,11 +113,16 @@ public enum FileSystem {
         .path
         let slot = tsr_cleanup_register(temporary)
         defer { tsr_cleanup_unregister(slot) }
+        errno = 0
         do {
             try write(temporary)
         } catch var error as ImageError {
+            // The codecs' own words ("Write error at scanline 0") do not say why a write failed; errno,
+            // read before anything else can change it, does.
+            let cause = errno
             // Errors from reading the input already name their file; the writer's name the output.
             unlink(temporary)
+            if error.path == nil, let reason = Self.writeFailure(cause) { error.message += " (\(reason))" }
             error.path = error.path ?? path
             throw error
         } catch {

@@ -274,3 +274,31 @@ import TesseraIO
         }
     }
 }
+
+/// A file size limit (`ulimit -f`) reached mid-write: one line saying so, status 1, no partial file (the
+/// signal it sends, SIGXFSZ, used to kill the process with status 153 and leave its temporary file).
+@Suite struct FileSizeLimitTests {
+    @Test(arguments: ["big.tif", "big.png", "big.jpg"])
+    func aFileOverTheLimitIsAnError(output: String) throws {
+        try withTemporaryFolder { folder in
+            let tessera = try #require(CLI.executable).path
+            // The limit, and SIGXFSZ acting as in a shell's `ulimit -f 20`: a test runner's thread may block
+            // or ignore it, and a child inherits both.
+            let limited = """
+                import os, resource, signal, sys
+                signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGXFSZ])
+                resource.setrlimit(resource.RLIMIT_FSIZE, (20480, 20480))
+                os.execv(sys.argv[1], sys.argv[1:])
+                """
+            let run = try CLI.run(
+                ["-c", limited, tessera, "convert", GraphCommandTests.photo, output], in: folder,
+                binary: URL(fileURLWithPath: "/usr/bin/python3"))
+            #expect(run.status == 1 && !run.signaled, "status \(run.status): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("Error: \(output): cannot write"), "\(run.stderr)")
+            #expect(run.stderr.hasSuffix("(file too large: the file size limit (ulimit -f) was reached)\n"))
+            #expect(run.stderr.split(separator: "\n").count == 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+}

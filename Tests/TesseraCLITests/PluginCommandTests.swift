@@ -244,4 +244,23 @@ import TesseraIO
             #expect(colors.allSatisfy { halved.samples[$0] == source.samples[$0] * 0.5 })
         }
     }
+
+    /// A plugin runs in-process: one that crashes takes the process down, and one that calls exit() ends
+    /// it. Either way the partial output is removed; an exit() during a write is reported as a failure.
+    @Test(arguments: [("-DCRASH_RENDER", true), ("-DEXIT_RENDER", false)])
+    func aPluginEndingTheProcessLeavesNoFile(flag: String, crashes: Bool) throws {
+        try withTemporaryFolder { folder in
+            let plugin = try Self.broken([flag], as: "libbroken.so", in: folder)
+            let graph = try Self.graph("halve", in: folder)
+            let run = try CLI.run(["run", graph, "--plugin", plugin, "-q", "--tile-size", "64"], in: folder)
+            if crashes {
+                #expect(run.signaled || run.status > 128, "status \(run.status): \(run.stderr)")
+            } else {
+                #expect(!run.signaled && run.status == 1, "status \(run.status): \(run.stderr)")
+                #expect(run.stderr.contains("the process was ended while writing a file"), "\(run.stderr)")
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(left == ["g.yaml", "libbroken.so"], "\(left)")
+        }
+    }
 }

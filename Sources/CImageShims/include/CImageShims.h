@@ -120,13 +120,16 @@ int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *value
 
 // MARK: Interrupts
 
-/// Remembers a temporary file to delete if the process is interrupted (SIGINT, SIGTERM, SIGHUP) while
+/// Remembers a temporary file to delete if the process is interrupted or crashes while
 /// it is being written. Returns a slot number, or -1 when all slots are taken.
 int tsr_cleanup_register(const char *path);
 /// Forgets the temporary file in `slot` (it was renamed or removed).
 void tsr_cleanup_unregister(int slot);
-/// Installs the handlers that delete the registered files and then die of the same signal, so the
-/// shell sees the usual status (130 for Ctrl-C). Only programs ask for this; the library never does.
+/// Installs the handlers that delete the registered files and then let the signal act as before (die of
+/// it, so the shell sees the usual status, 130 for Ctrl-C): interrupts (SIGINT, SIGTERM, SIGHUP), crashes
+/// (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, on a stack of their own on the main thread),
+/// SIGXFSZ and SIGPIPE unless ignored; and an exit() during a write (a plugin's) removes the file and
+/// makes the status 1. Only programs ask for this; the library never does.
 void tsr_cleanup_install_signal_handlers(void);
 /// Makes the first SIGINT only set a flag (read with tsr_interrupted) for a program that stops its
 /// work cleanly; a second SIGINT still removes the registered files and dies of the signal.

@@ -8,9 +8,12 @@
  *   -DBAD_CATALOG    gives a catalog that is not JSON
  *   -DHUGE_REGION    asks for an absurd input region
  *   -DEMPTY_OUTPUT   makes an output of no pixels
+ *   -DCRASH_RENDER   crashes (writes through NULL) rendering below row 256, once a file is being written
+ *   -DEXIT_RENDER    calls exit(0) there instead
  * and otherwise declares a working point node `halve` that halves every sample.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tessera_plugin.h"
@@ -84,6 +87,15 @@ static int32_t render(const tessera_instance *instance, tessera_buffer *output, 
 #else
     (void)message;
     (void)message_capacity;
+#ifdef CRASH_RENDER
+    if (output->region.y >= 256) {
+        volatile int *nowhere = NULL;
+        *nowhere = 1;
+    }
+#endif
+#ifdef EXIT_RENDER
+    if (output->region.y >= 256) exit(0);
+#endif
     const tessera_buffer *in = &inputs[0];
     for (int64_t y = 0; y < output->region.height; y++) {
         for (int64_t i = 0; i < output->region.width * output->channels; i++) {
