@@ -11,7 +11,7 @@ let package = Package(
         .package(name: "Tessera", path: "..")
     ],
     targets: [
-        // One binary for graphs; TESSERA_FUZZ_GRAPH=json makes it read the input as a .json graph.
+        // One binary for text: graph files as YAML or JSON, or plugin catalogs (TESSERA_FUZZ_INPUT).
         .executableTarget(
             name: "FuzzGraph", dependencies: [.product(name: "Tessera", package: "Tessera")],
             path: "Sources/FuzzGraph"),

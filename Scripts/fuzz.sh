@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing with libFuzzer: builds Fuzz/ (a package of its own) with AddressSanitizer and
 # runs each campaign for SECONDS (default 60). Campaigns: graph files as YAML and as strict JSON
-# (parsed and validated), and the PNG, TIFF and JPEG decoders (header, then every pixel).
+# (parsed and validated), plugin catalogs (read as a plugin's are), and the PNG, TIFF and JPEG decoders
+# (header, then every pixel).
 #
 #     Scripts/fuzz.sh [SECONDS] [CAMPAIGN...]
 #
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 campaigns=("$@")
-[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json png tiff jpeg)
+[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg)
 
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
 (cd Fuzz && swift build "${flags[@]}" --product FuzzGraph >/dev/null && swift build "${flags[@]}" --product FuzzImage >/dev/null)
@@ -26,14 +27,15 @@ for campaign in "${campaigns[@]}"; do
     case $campaign in
         graph-yaml) target=FuzzGraph; kind=yaml; seeds=(Graphs Fuzz/Corpus/graph-yaml Tests/TesseraEngineTests/SchemaRejects) ;;
         graph-json) target=FuzzGraph; kind=json; seeds=(Fuzz/Corpus/graph-json) ;;
+        catalog) target=FuzzGraph; kind=catalog; seeds=(Fuzz/Corpus/catalog) ;;
         png | tiff | jpeg) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
-        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, png, tiff, jpeg)" >&2; exit 2 ;;
+        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg)" >&2; exit 2 ;;
     esac
     mkdir -p "out/fuzz/$campaign"
     log="out/fuzz/$campaign.log"
     # -max_len: seeds and findings stay small enough to run fast; -rss_limit_mb: a decoder that asks
     # for more than its budget allows is a finding too.
-    if ! TESSERA_FUZZ_GRAPH=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
+    if ! TESSERA_FUZZ_INPUT=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
         -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="out/fuzz/crashes/$campaign-" >"$log" 2>&1; then
         status=1

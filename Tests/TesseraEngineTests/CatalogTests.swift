@@ -198,3 +198,27 @@ struct UndeclaredProperty: Node {
 func catalogWithVignetteOps() throws -> [String] {
     testCatalog.ops + ["testVignette"]
 }
+
+/// A plugin's catalog read without its library, as a plugin author checks it (and the fuzzer reads it).
+@Suite struct CatalogCheckTests {
+    static let sobel = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/catalog/sobel.json")
+
+    @Test func aCatalogIsReadAsLoadingReadsIt() throws {
+        let text = try String(contentsOf: Self.sobel, encoding: .utf8)
+        let declarations = try Plugin.declarations(catalog: text, path: "libsobel.so")
+        #expect(declarations.map(\.op) == ["sobel"])
+        #expect(declarations.first?.parameter(named: "scale") != nil)
+        #expect(declarations.first?.origin == "libsobel.so")
+        // Declared, not runnable: there is no library behind it.
+        #expect(throws: (any Error).self) { try declarations.first?.instantiate(parameters: [:], inputs: [:]) }
+        #expect(throws: PluginError.self) { try Plugin.declarations(catalog: "{\"nodes\": 3}", path: "x.so") }
+        do {
+            _ = try Plugin.declarations(
+                catalog: text.replacingOccurrences(of: "\"area\"", with: "\"sink\""), path: "x.so")
+            Issue.record("a sink is not a node a plugin can have")
+        } catch {
+            #expect(error.description.hasPrefix("x.so: sobel: access 'sink' is not one a plugin node can have"))
+        }
+    }
+}

@@ -57,7 +57,14 @@ public final class Plugin: @unchecked Sendable {
             throw PluginError(path, "its plugin table lacks a function (create, input_region, render or destroy)")
         }
         guard let catalog = table.catalog_json else { throw PluginError(path, "its plugin table has no catalog") }
-        declarations = try PluginCatalog.declarations(from: String(cString: catalog), of: self)
+        declarations = try PluginCatalog.declarations(from: String(cString: catalog), path: path, plugin: self)
+    }
+
+    /// Reads a plugin catalog's JSON exactly as loading a plugin does, without a library: the nodes it
+    /// declares (to list, document or validate graphs with; they cannot run), or the error a load would
+    /// give, naming `path`. For a plugin's own tests, and for the fuzzer.
+    public static func declarations(catalog json: String, path: String) throws(PluginError) -> [NodeDeclaration] {
+        try PluginCatalog.declarations(from: json, path: path, plugin: nil)
     }
 
     /// A plugin's shared libraries found where Tessera looks for them: the folders of

@@ -66,28 +66,31 @@ enum PluginCatalog {
         }
     }
 
-    /// The declarations of `plugin`'s catalog text.
-    static func declarations(from json: String, of plugin: Plugin) throws(PluginError) -> [NodeDeclaration] {
+    /// The declarations of the catalog text of the plugin at `path`; `plugin` runs their nodes (nil: the
+    /// catalog was read without its library, and its nodes cannot run).
+    static func declarations(from json: String, path: String, plugin: Plugin?) throws(PluginError)
+        -> [NodeDeclaration]
+    {
         let file: File
         do {
             file = try JSONDecoder().decode(File.self, from: Data(json.utf8))
         } catch {
-            throw PluginError(plugin.path, "its catalog is not a valid node catalog: \(describe(error))")
+            throw PluginError(path, "its catalog is not a valid node catalog: \(describe(error))")
         }
-        if let error = file.error { throw PluginError(plugin.path, "its nodes cannot be declared: \(error)") }
-        guard let nodes = file.nodes else { throw PluginError(plugin.path, "its catalog has no 'nodes'") }
+        if let error = file.error { throw PluginError(path, "its nodes cannot be declared: \(error)") }
+        guard let nodes = file.nodes else { throw PluginError(path, "its catalog has no 'nodes'") }
         var result: [NodeDeclaration] = []
         for entry in nodes {
             do {
-                result.append(try declaration(entry, plugin: plugin))
+                result.append(try declaration(entry, path: path, plugin: plugin))
             } catch {
-                throw PluginError(plugin.path, error.description)
+                throw PluginError(path, error.description)
             }
         }
         return result
     }
 
-    static func declaration(_ entry: Entry, plugin: Plugin) throws(CatalogError) -> NodeDeclaration {
+    static func declaration(_ entry: Entry, path: String, plugin: Plugin?) throws(CatalogError) -> NodeDeclaration {
         let op = entry.op
         guard let access = AccessPattern(rawValue: entry.access),
             [.point, .area, .geometry, .source].contains(access)
@@ -131,9 +134,12 @@ enum PluginCatalog {
         let declared = (inputs: inputs, parameters: parameters)
         return try NodeDeclaration(
             info: info, inputs: inputs, parameters: parameters, parameterFields: parameterFields,
-            inputFields: inputFields, origin: plugin.path,
+            inputFields: inputFields, origin: path,
             maker: .plugin { values, connected in
-                PluginNode(
+                guard let plugin else {
+                    throw NodeConfigurationError("\(op) was declared by a catalog read without its plugin library")
+                }
+                return PluginNode(
                     plugin: plugin, op: op, parameters: declared.parameters, inputs: declared.inputs, values: values,
                     connected: connected)
             })
