@@ -11,13 +11,15 @@ let package = Package(
         .package(name: "Tessera", path: "..")
     ],
     targets: [
+        // libFuzzer's driver, started by each target's main.
+        .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
         // One binary for text: graph files as YAML or JSON, or plugin catalogs (TESSERA_FUZZ_INPUT).
         .executableTarget(
-            name: "FuzzGraph", dependencies: [.product(name: "Tessera", package: "Tessera")],
+            name: "FuzzGraph", dependencies: ["FuzzDriver", .product(name: "Tessera", package: "Tessera")],
             path: "Sources/FuzzGraph"),
         // One binary for images: the format is recognized from the bytes, as `load` does.
         .executableTarget(
-            name: "FuzzImage", dependencies: [.product(name: "Tessera", package: "Tessera")],
+            name: "FuzzImage", dependencies: ["FuzzDriver", .product(name: "Tessera", package: "Tessera")],
             path: "Sources/FuzzImage"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 import Tessera
 
 /// The built-in nodes, made once for every input.
@@ -36,15 +37,4 @@ func fuzzGraph(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer's driver, with this target's input function: SwiftPM gives an executable its own `main`,
-/// so the target starts libFuzzer itself instead of linking libFuzzer's `main`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ input: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(runDriver(&argc, &argv, fuzzGraph))
+runFuzzer(fuzzGraph)

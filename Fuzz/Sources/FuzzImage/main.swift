@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 import Tessera
 
 /// A folder of this process's own, for the one file each input is written to (the decoders read files).
@@ -25,15 +26,4 @@ func fuzzImage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// libFuzzer's driver, with this target's input function: SwiftPM gives an executable its own `main`,
-/// so the target starts libFuzzer itself instead of linking libFuzzer's `main`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ input: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(runDriver(&argc, &argv, fuzzImage))
+runFuzzer(fuzzImage)
