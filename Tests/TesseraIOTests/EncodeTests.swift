@@ -151,16 +151,20 @@ import TesseraIO
         let (_, image) = try ImageFile.load(path: Fixture.folder.appendingPathComponent("png/rgb-16bit.png").path)
         var options = EncodeOptions()
         options.depth = .uint16
-        #expect(throws: ImageError(path: "/tmp/x.jpg", message: "JPEG holds 8-bit samples only")) {
-            try ImageFile.save(image, to: "/tmp/x.jpg", options: options)
+        try withTemporaryFolder { folder throws in
+            let jpeg = folder.appendingPathComponent("x.jpg").path
+            let png = folder.appendingPathComponent("x.png").path
+            #expect(throws: ImageError(path: jpeg, message: "JPEG holds 8-bit samples only")) {
+                try ImageFile.save(image, to: jpeg, options: options)
+            }
+            options.depth = .float32
+            #expect(throws: ImageError(path: png, message: "PNG holds 8- or 16-bit samples, not float")) {
+                try ImageFile.save(image, to: png, options: options)
+            }
+            // Refused before anything is written.
+            let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(written.isEmpty)
         }
-        options.depth = .float32
-        #expect(throws: ImageError(path: "/tmp/x.png", message: "PNG holds 8- or 16-bit samples, not float")) {
-            try ImageFile.save(image, to: "/tmp/x.png", options: options)
-        }
-        #expect(
-            !FileManager.default.fileExists(atPath: "/tmp/x.jpg")
-                && !FileManager.default.fileExists(atPath: "/tmp/x.png"))
     }
 
     @Test func compressionTextIsParsedPerFormat() throws {

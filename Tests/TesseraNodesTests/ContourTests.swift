@@ -218,7 +218,7 @@ struct ContourFixture {
     @Test func saveChecksWhatGoesWhere() throws {
         let declaration = try NodeDeclaration(Save.self)
         let contours = Contours(contours: [], width: 4, height: 4)
-        let context = ParameterContext(baseFolder: "/tmp")
+        let context = ParameterContext(baseFolder: "/nonexistent-tessera")
         func path(_ text: String) throws -> OutputPath { try OutputPath(literal: .string(text), context: context) }
         let asPNG = try declaration.instantiate(
             parameters: ["path": try path("c.png")], inputs: ["input": .contours(contours)])

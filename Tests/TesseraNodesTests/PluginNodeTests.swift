@@ -68,7 +68,7 @@ import TesseraNodes
                 + declaration.info.example.split(separator: "\n").map { "  " + $0 }
                 .joined(separator: "\n")
             #expect(throws: Never.self) {
-                try Graph.parse(graph, file: "example.yaml", baseFolder: "/tmp", catalog: catalog)
+                try Graph.parse(graph, file: "example.yaml", baseFolder: "/nonexistent-tessera", catalog: catalog)
             }
         }
     }
