@@ -26,8 +26,8 @@ public struct RunOptions: Sendable {
     /// Also run the nodes whose results nothing reads (``Graph/unreadValues``: an analysis whose boxes
     /// nothing draws), so that ``RunReport/values`` holds them; otherwise such nodes do not run.
     public var collectsValues: Bool
-    /// The most pixels an image a sink writes (or a run keeps) may have: checked before the file is
-    /// opened, so a graph asking for a huge image fails at once instead of filling the disk.
+    /// The most pixels an image a sink writes may have: checked before the file is opened, so a graph
+    /// asking for a huge image fails at once instead of filling the disk.
     public var maxOutputPixels: Int
 
     public static let defaultTileSize = 256
@@ -192,7 +192,7 @@ final class RunMonitor: Sendable {
     /// two workers finishing tiles at once never report 100% before 99%.
     private func report(_ state: inout Progress) {
         guard let callback = options.progress else { return }
-        let fraction = Swift.max(state.fraction, state.reported)
+        let fraction = state.fraction
         guard fraction > state.reported else { return }
         state.reported = fraction
         callback(fraction)
