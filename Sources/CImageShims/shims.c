@@ -730,8 +730,9 @@ static void tsr_cleanup_unlink_all(void) {
 
 // What each signal did before: the handler restores it and lets it act (Swift's backtracer, a host's
 // own handler, or the default: dying of the signal).
-static const int tsr_cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP,  SIGSEGV, SIGBUS, SIGABRT,
-                                          SIGILL, SIGFPE,  SIGTRAP, SIGXFSZ, SIGPIPE};
+// SIGXCPU and SIGQUIT: a CPU-time limit (ulimit -t, a batch scheduler's) and Ctrl-\ (quit) end the process too.
+static const int tsr_cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,  SIGABRT,
+                                          SIGILL, SIGFPE,  SIGTRAP, SIGXFSZ, SIGXCPU, SIGPIPE};
 enum { TSR_CLEANUP_SIGNALS = sizeof tsr_cleanup_signals / sizeof tsr_cleanup_signals[0] };
 static struct sigaction tsr_cleanup_previous[TSR_CLEANUP_SIGNALS];
 

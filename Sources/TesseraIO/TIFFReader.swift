@@ -39,9 +39,45 @@ public final class TIFFReader: PixelSource, Sendable {
     /// lock, on as many threads as ask.
     private final class Handle {
         let tiff: UnsafeMutablePointer<tsr_tiff>
-        /// Most recently used last.
-        var recent: [(chunk: UInt32, bytes: [UInt8])] = []
+        /// The chunks kept decoded, each with the stamp of its last use.
+        var recent: [UInt32: (bytes: [UInt8], stamp: Int)] = [:]
         var recentBytes = 0
+        /// Uses in order, oldest first from `usesStart`; a use is stale when its chunk has been used
+        /// since. Lookups and evictions stay constant-time when a file has tens of thousands of tiny
+        /// tiles (a 16x5-pixel tiling kept 50,000 chunks in 16 MB, and a list search made decoding
+        /// quadratic).
+        var uses: [(chunk: UInt32, stamp: Int)] = []
+        var usesStart = 0
+        var clock = 0
+
+        func use(_ chunk: UInt32) {
+            clock += 1
+            recent[chunk]?.stamp = clock
+            uses.append((chunk, clock))
+            if uses.count - usesStart > 2 * recent.count + 1024 {
+                // Mostly stale uses (a few chunks used over and over): keep one per chunk kept.
+                uses = recent.map { ($0.key, $0.value.stamp) }.sorted { $0.stamp < $1.stamp }
+                usesStart = 0
+            }
+        }
+
+        /// Evicts the least recently used chunk, keeping its array as the spare.
+        func evictOldest() {
+            while usesStart < uses.count {
+                let use = uses[usesStart]
+                usesStart += 1
+                if let entry = recent[use.chunk], entry.stamp == use.stamp {
+                    recent[use.chunk] = nil
+                    recentBytes -= entry.bytes.count
+                    spare = entry.bytes
+                    break
+                }
+            }
+            if usesStart > 1024, usesStart * 2 > uses.count {
+                uses.removeFirst(usesStart)
+                usesStart = 0
+            }
+        }
         /// An evicted chunk's array, decoded into next (a copy is made if a reader still holds it).
         var spare: [UInt8] = []
 
@@ -371,9 +407,8 @@ public final class TIFFReader: PixelSource, Sendable {
             let tif = tiff.pointee.tif
             let chunk =
                 g.isTiled ? TIFFComputeTile(tif, UInt32(x), UInt32(y), 0, 0) : TIFFComputeStrip(tif, UInt32(y), 0)
-            if let index = handle.recent.lastIndex(where: { $0.chunk == chunk }) {
-                let entry = handle.recent.remove(at: index)
-                handle.recent.append(entry)
+            if let entry = handle.recent[chunk] {
+                handle.use(chunk)
                 return entry.bytes
             }
             let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
@@ -398,12 +433,11 @@ public final class TIFFReader: PixelSource, Sendable {
                     path: path, message: "TIFF: chunk \(chunk) decoded to \(status) bytes, fewer than it holds")
             }
             chunks.add(1, ordering: .relaxed)
-            handle.recent.append((chunk, raw))
+            handle.recent[chunk] = (raw, 0)
+            handle.use(chunk)
             handle.recentBytes += raw.count
             while handle.recent.count > 4, handle.recentBytes > Self.recentChunkBytes {
-                let evicted = handle.recent.removeFirst()
-                handle.recentBytes -= evicted.bytes.count
-                handle.spare = evicted.bytes
+                handle.evictOldest()
             }
             return raw
         }

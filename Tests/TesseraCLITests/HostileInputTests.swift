@@ -76,6 +76,22 @@ import Testing
     }
 
     /// A trace that cannot be written is found before the run, which then writes nothing.
+    /// A fuzzer finding: 38,694 tiles of 16x5 pixels. The reader's recent-chunk list was searched
+    /// linearly, so decoding took 33 s (debug build) for 2.4 megapixels; it now takes well under one. The
+    /// CPU limit is a guard against that quadratic blow-up, far above the linear time (a limit a slow
+    /// machine meets), not a speed target.
+    @Test func aTIFFOfTinyTilesDecodesInLinearTime() throws {
+        try withTemporaryFolder { folder in
+            let input = CLI.fixtures.appendingPathComponent("bombs/fuzz-tiny-tiles.tif").path
+            let tessera = try #require(CLI.executable).path
+            let result = try CLI.run(
+                ["-c", "ulimit -t 15; exec \"$0\" convert \"$1\" o.png", tessera, input], in: folder,
+                binary: URL(fileURLWithPath: "/bin/sh"))
+            #expect(!result.signaled && result.status == 0, "\(result.status) \(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["o.png"])
+        }
+    }
+
     @Test func anUnwritableTraceIsFoundFirst() throws {
         try withTemporaryFolder { folder in
             try Self.graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
