@@ -155,6 +155,16 @@ struct Run: ParsableCommand {
     @Flag(help: "Print each node's time, pixels and cache memory to stderr when done.")
     var stats = false
 
+    @Flag(help: "Print the render plan (the passes, and how each image is served) and stop before running.")
+    var plan = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep an image the plan keeps whole (a source read in several passes) in a temporary file when it "
+                + "takes more than this (bytes, or with K, M, G; default 512M), as libvips' disc threshold.",
+            valueName: "bytes"))
+    var diskThreshold: String?
+
     @Flag(
         help: ArgumentHelp(
             "Print one JSON object on stdout when done: the files written and the value of every result "
@@ -168,6 +178,10 @@ struct Run: ParsableCommand {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
         if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
             throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
+        }
+        if let diskThreshold, DecodeOptions.parseBytes(diskThreshold) == nil {
+            throw ValidationError(
+                "--disk-threshold must be a positive number of bytes, as 2G or 512M, not '\(diskThreshold)'")
         }
     }
 
@@ -190,14 +204,24 @@ struct Run: ParsableCommand {
         if let bar { progress = { bar.show($0) } }
         let runOptions = RunOptions(
             threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
-            collectsValues: json, maxOutputPixels: maxOutputPixels)
+            collectsValues: json, maxOutputPixels: maxOutputPixels,
+            diskThreshold: diskThreshold.flatMap(DecodeOptions.parseBytes) ?? RunOptions.defaultDiskThreshold)
+        if plan {
+            do {
+                StandardOutput.print(try graph.plan(options: runOptions).description, terminator: "")
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
         let report: RunReport
         do {
             report = try graph.run(options: runOptions)
             bar?.finish()
         } catch {
             bar?.finish()
-            if (error as? RunError)?.isCancellation == true || cancellation.isCancelled {
+            if error.isCancellation || cancellation.isCancelled {
                 FileHandle.standardError.write(Data("tessera: interrupted; no output was left half-written\n".utf8))
                 throw ExitCode(130)
             }
@@ -279,8 +303,22 @@ struct Dot: ParsableCommand {
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
 
+    @Flag(
+        help: "Show the render plan on the graph: each pass, and how each image is served (the sources' headers are read).")
+    var plan = false
+
     func run() throws {
-        StandardOutput.print(try options.load(graph, catalog: plugins.catalog()).dot, terminator: "")
+        let loaded = try options.load(graph, catalog: plugins.catalog())
+        guard plan else {
+            StandardOutput.print(loaded.dot, terminator: "")
+            return
+        }
+        do {
+            StandardOutput.print(loaded.dot(plan: try loaded.plan()), terminator: "")
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 

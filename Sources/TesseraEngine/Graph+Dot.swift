@@ -2,7 +2,11 @@ extension Graph {
     /// The graph in Graphviz's language (`tessera dot g.yaml | dot -Tsvg > g.svg`): one box per node with
     /// its name, op and the parameters the graph sets; an edge per connection, labelled with the ports.
     /// Parameters taken from upstream outputs are dashed edges.
-    public var dot: String {
+    public var dot: String { dot(plan: nil) }
+
+    /// The graph in Graphviz's language, with `plan` shown on it when given: each image's decision
+    /// under its node (kept whole nodes filled), and each pass numbered on its node.
+    public func dot(plan: RenderPlan?) -> String {
         var lines = [
             "digraph \(Self.quoted(file)) {", "    rankdir=LR;", "    node [shape=box, fontname=\"Helvetica\"];",
             "    edge [fontname=\"Helvetica\", fontsize=10];",
@@ -14,7 +18,18 @@ extension Graph {
                     label.append("\(name): \(text)")
                 }
             }
-            lines.append("    \(Self.quoted(node.name)) [label=\(Self.quoted(label.joined(separator: "\n")))];")
+            var style = ""
+            if let plan {
+                for (index, pass) in plan.passes.enumerated() where pass.node == node.name {
+                    label.append("pass \(index + 1)" + (pass.kind == .kept ? " (kept)" : ""))
+                }
+                for image in plan.images where image.node == node.name && image.decision != .unread {
+                    label.append("→ " + image.decision.summary)
+                    if case .materialize = image.decision { style = ", style=filled, fillcolor=\"#fde9b6\"" }
+                }
+            }
+            lines.append(
+                "    \(Self.quoted(node.name)) [label=\(Self.quoted(label.joined(separator: "\n")))\(style)];")
         }
         for node in nodes {
             for name in node.inputs.keys.sorted() {

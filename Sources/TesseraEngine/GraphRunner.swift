@@ -82,6 +82,7 @@ extension Graph {
         let nodes = neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
+        let (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
         var remainingReaders: [String: Int] = [:]
         for node in nodes where supplied[node.name] == nil {
             for reference in node.references { remainingReaders[reference.node, default: 0] += 1 }
@@ -89,18 +90,17 @@ extension Graph {
         for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
         let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
-        // Progress stages: the nodes that read whole images, and the images kept.
-        let barriers = nodes.filter { supplied[$0.name] == nil && $0.readsWholeImages }
-        let keptImages = nodes.filter { keeping.contains($0.name) }.flatMap(\.declaration.outputs)
-            .filter { $0.type == .image }
-        monitor.planStages(barriers.count + keptImages.count)
+        // Progress stages: the plan's passes, each weighing the pixels it is estimated to render.
+        monitor.planStages(plan.passes.map { Double($0.estimatedPixels) })
         var kept: [String: NodeValue] = [:]
         var collected: [String: NodeValue] = [:]
         for node in nodes {
             do {
                 if options.cancellation.isCancelled { throw CancellationError() }
                 let outputs: [String: NodeValue]
-                if let value = supplied[node.name] {
+                if let sourceOutputs = opened[node.name] {
+                    outputs = sourceOutputs
+                } else if let value = supplied[node.name] {
                     guard let port = node.declaration.outputs.first, port.type == value.type else {
                         throw NodeConfigurationError(
                             "the value supplied is \(value.type.phrase), but the node's output is "
@@ -137,7 +137,14 @@ extension Graph {
                     Self.enableCaches(for: staged, tileSize: options.tileSize)
                     let source = ScheduledSource(
                         node: node.name, op: node.declaration.op, image: staged, monitor: monitor)
-                    if readers[node.name, default: 0] > 1 { source.enableCache(rows: 2) }
+                    switch plan.image("\(node.name).\(port)")?.decision {
+                    case .materialize(_, let inFile)?:
+                        try source.materialize(RenderPlan.SourceFacts(image), inFile: inFile)
+                    case .shared?:
+                        source.enableCache(rows: 2)
+                    default:
+                        break
+                    }
                     values["\(node.name).\(port)"] = .image(
                         Image(
                             width: image.width, height: image.height, layout: image.layout, depth: image.depth,
@@ -165,7 +172,47 @@ extension Graph {
         var report = monitor.report(order: nodes.map(\.name))
         report.outputs = kept
         report.values = collected
+        report.plan = plan
         return report
+    }
+
+    /// The plan for a run with these arguments (see ``run(options:supplying:keeping:)``), made as the
+    /// run makes it: the sources are opened (their headers read, no pixels) to learn their sizes and
+    /// kinds. `tessera run --plan` prints it.
+    public func plan(
+        options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
+    ) throws(RunError) -> RenderPlan {
+        let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
+        let nodes = neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
+        let monitor = RunMonitor(options: options)
+        defer { monitor.finish() }
+        return try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor).plan
+    }
+
+    /// Opens the source nodes that read nothing upstream (a `load` reads its header), then plans the
+    /// run; returns the plan and the sources' outputs, which the run uses instead of running them again.
+    /// A missing or broken input file fails here, before any output is written.
+    private func makePlan(
+        nodes: [GraphNode], keeping: [String], supplied: [String: NodeValue], monitor: RunMonitor
+    ) throws(RunError) -> (plan: RenderPlan, opened: [String: [String: NodeValue]]) {
+        var opened: [String: [String: NodeValue]] = [:]
+        var facts: [String: RenderPlan.SourceFacts] = [:]
+        for node in nodes
+        where supplied[node.name] == nil && node.declaration.access == .source && node.references.isEmpty {
+            do {
+                let outputs = try node.execute(reading: [:], monitor: monitor)
+                opened[node.name] = outputs
+                if let first = node.declaration.outputs.first, case .image(let image)? = outputs[first.name] {
+                    facts[node.name] = RenderPlan.SourceFacts(image)
+                }
+            } catch {
+                throw Self.runError(error, at: node, in: nodes)
+            }
+        }
+        let plan = RenderPlan(
+            nodes: nodes, keeping: Set(keeping), supplied: Set(supplied.keys), sources: facts,
+            diskThreshold: monitor.options.diskThreshold)
+        return (plan, opened)
     }
 
     /// `value` with an image rendered in full (by the workers, as a sink reads it), so it outlives the run.

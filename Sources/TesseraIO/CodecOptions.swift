@@ -62,17 +62,7 @@ public struct DecodeOptions: Sendable {
 
     /// Bytes in binary units, as `--max-memory` reads them: "512 B", "3.5 MiB", "7.8 GiB".
     public static func describe(bytes: Int) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-        guard bytes >= 1024 else { return "\(bytes) B" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let tenths = (value * 10).rounded()
-        let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
-        return "\(text) \(units[unit])"
+        describeBytes(bytes)
     }
 
     /// Reads a byte count as `--max-memory` and the `load` node take it: a number of bytes, or one with
@@ -93,29 +83,6 @@ public struct DecodeOptions: Sendable {
         let bytes = value * scale
         return bytes < 0x1p63 ? Int(bytes) : nil
     }
-}
-
-/// `factors` multiplied, or `Int.max` when the product does not fit: sizes from a header are products
-/// of untrusted numbers, and an overflow must read as "too big", never wrap or trap.
-func saturatingProduct(_ factors: Int...) -> Int {
-    var product = 1
-    for factor in factors {
-        let (next, overflow) = product.multipliedReportingOverflow(by: Swift.max(0, factor))
-        if overflow { return .max }
-        product = next
-    }
-    return product
-}
-
-/// `terms` added, or `Int.max` when the sum does not fit.
-func saturatingSum(_ terms: Int...) -> Int {
-    var sum = 0
-    for term in terms {
-        let (next, overflow) = sum.addingReportingOverflow(term)
-        if overflow { return .max }
-        sum = next
-    }
-    return sum
 }
 
 /// Compression of a TIFF file.

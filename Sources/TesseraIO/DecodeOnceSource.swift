@@ -14,6 +14,9 @@ final class DecodeOnceSource: PixelSource, Sendable {
         self.decode = decode
     }
 
+    /// Both kinds are scaled file samples, turned or as libtiff's RGBA interface gives them.
+    var givesFileSamples: Bool { true }
+
     func render(into target: inout PixelBuffer) throws {
         let whole = try state.withLock { state in
             if let state { return try state.get() }

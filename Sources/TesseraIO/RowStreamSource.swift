@@ -49,6 +49,8 @@ final class RowStreamSource: PixelSource, Sendable {
     }
 
     var prefersSequentialRows: Bool { true }
+    /// PNG and JPEG rows are scaled file samples.
+    var givesFileSamples: Bool { true }
 
     /// How many times a request went back up and the decoding began again.
     var restarts: Int { state.withLock { $0.restarts } }

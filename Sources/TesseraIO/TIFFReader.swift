@@ -146,6 +146,10 @@ public final class TIFFReader: PixelSource, Sendable {
         geometry.viaRGBA ? nil : (geometry.chunkWidth, geometry.chunkHeight)
     }
 
+    /// Scaled file samples, except where the reader computes: min-is-white gray inverted, premultiplied
+    /// alpha divided out.
+    public var givesFileSamples: Bool { geometry.viaRGBA || !(geometry.minIsWhite || geometry.premultiplied) }
+
     /// The last libtiff error for `tiff` as a message.
     static func lastError(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) -> String {
         let text = String(cString: tsr_tiff_last_error(tiff))

@@ -9,6 +9,9 @@ public struct InputDeclaration: Sendable {
     /// An optional input may be left unconnected.
     public var isOptional: Bool
     public var doc: String
+    /// Whether the node reads the input's pixels; false for an input whose size alone is taken (a
+    /// `like`), which the render plan does not count as a reader.
+    public var readsPixels = true
 }
 
 extension InputDeclaration {
@@ -115,9 +118,12 @@ public struct Input<Value: InputValue>: InputField {
         return value
     }
 
-    public init(doc: String) {
+    /// `readsPixels: false` for an image input whose size alone the node takes (see
+    /// ``InputDeclaration/readsPixels``).
+    public init(doc: String, readsPixels: Bool = true) {
         declaration = InputDeclaration(
-            name: "", type: Value.portType, accepted: Value.acceptedTypes, isOptional: Value.isOptional, doc: doc)
+            name: "", type: Value.portType, accepted: Value.acceptedTypes, isOptional: Value.isOptional, doc: doc,
+            readsPixels: readsPixels)
     }
 
     public init(from decoder: any Decoder) throws {

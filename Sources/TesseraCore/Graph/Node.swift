@@ -37,13 +37,21 @@ public struct NodeInfo: Sendable {
     public var outputs: [OutputDeclaration]
     /// The `nodes:` entries of a small graph that uses the node, in YAML. Tests check that it validates.
     public var example: String
+    /// For a ``AccessPattern/global`` node: whether the image it returns reads its input again, tile by
+    /// tile, after the node ran (normalize's stretch), rather than holding its own results. The render
+    /// plan then counts the later readers of that image as readers of the input too.
+    public var outputReadsInput: Bool
 
-    public init(op: String, summary: String, access: AccessPattern, outputs: [OutputDeclaration], example: String) {
+    public init(
+        op: String, summary: String, access: AccessPattern, outputs: [OutputDeclaration], example: String,
+        outputReadsInput: Bool = false
+    ) {
         self.op = op
         self.summary = summary
         self.access = access
         self.outputs = outputs
         self.example = example
+        self.outputReadsInput = outputReadsInput
     }
 }
 

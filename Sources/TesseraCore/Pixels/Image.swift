@@ -53,6 +53,12 @@ public protocol PixelSource: Sendable {
     /// request starts over: the scheduler then asks for whole rows, top to bottom, and keeps them.
     var prefersSequentialRows: Bool { get }
 
+    /// Whether every sample is a file sample of the image's ``SampleDepth`` as decoders make it (an
+    /// 8-bit value `v` as `Float(v) * (1 / 255)`, a 16-bit one over 65535; any value for a float image),
+    /// so that an image kept whole may be stored in that depth and read back bit for bit. Decoders
+    /// say so; computed pixels do not.
+    var givesFileSamples: Bool { get }
+
     /// Writes the pixels of `region` as file samples: `region.height` rows of `region.width *
     /// encoder.bytesPerPixel` bytes, `rowBytes` apart, from `bytes`. The default renders into `scratch`
     /// and encodes row by row; the scheduler's sinks encode on the workers, as each tile renders.
@@ -87,6 +93,7 @@ public struct SampleEncoder: Sendable {
 extension PixelSource {
     public var preferredTileSize: (width: Int, height: Int)? { nil }
     public var prefersSequentialRows: Bool { false }
+    public var givesFileSamples: Bool { false }
 
     public func encode(
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,

@@ -132,3 +132,41 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
             .map { $0.intersection(self) }
     }
 }
+
+/// `factors` multiplied, or `Int.max` when the product does not fit: sizes from a header are products
+/// of untrusted numbers, and an overflow must read as "too big", never wrap or trap.
+package func saturatingProduct(_ factors: Int...) -> Int {
+    var product = 1
+    for factor in factors {
+        let (next, overflow) = product.multipliedReportingOverflow(by: Swift.max(0, factor))
+        if overflow { return .max }
+        product = next
+    }
+    return product
+}
+
+/// `terms` added, or `Int.max` when the sum does not fit.
+package func saturatingSum(_ terms: Int...) -> Int {
+    var sum = 0
+    for term in terms {
+        let (next, overflow) = sum.addingReportingOverflow(term)
+        if overflow { return .max }
+        sum = next
+    }
+    return sum
+}
+
+/// Bytes in binary units: "512 B", "3.5 MiB", "7.8 GiB".
+package func describeBytes(_ bytes: Int) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+        guard bytes >= 1024 else { return "\(bytes) B" }
+        var value = Double(bytes) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let tenths = (value * 10).rounded()
+        let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
+        return "\(text) \(units[unit])"
+}

@@ -29,8 +29,14 @@ public struct RunOptions: Sendable {
     /// The most pixels an image a sink writes may have: checked before the file is opened, so a graph
     /// asking for a huge image fails at once instead of filling the disk.
     public var maxOutputPixels: Int
+    /// An image the plan keeps whole (a decoded source read in several passes, ``RenderPlan``) that
+    /// takes more bytes than this is kept in a temporary file instead of memory, as libvips' disc
+    /// threshold; the file is unlinked as soon as it is made, so no exit leaves it behind.
+    public var diskThreshold: Int
 
     public static let defaultTileSize = 256
+    /// 512 MiB: a 40-megapixel 8-bit RGBA photo stays in memory.
+    public static let defaultDiskThreshold = 512 << 20
     /// The tile sides a run takes: a tile's buffers are allocated per worker, so a huge side (a
     /// mistyped 2147483647) would try to allocate terabytes.
     public static let tileSizes = 16...4096
@@ -46,8 +52,10 @@ public struct RunOptions: Sendable {
     public init(
         threads: Int = RunOptions.cores, tileSize: Int = RunOptions.defaultTileSize, tracing: Bool = false,
         progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation(),
-        collectsValues: Bool = false, maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+        collectsValues: Bool = false, maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels,
+        diskThreshold: Int = RunOptions.defaultDiskThreshold
     ) {
+        self.diskThreshold = Swift.max(0, diskThreshold)
         self.collectsValues = collectsValues
         self.threads = Self.clamp(threads, to: 1...Self.maximumThreads)
         self.tileSize = Self.clamp(tileSize, to: Self.tileSizes)
@@ -142,10 +150,12 @@ final class RunMonitor: Sendable {
 
     var cancellation: Cancellation { options.cancellation }
 
-    /// How far a run is: its stages (the nodes that read whole images, sinks and global nodes, and the
-    /// outputs it keeps) count equally, each from 0 to 1 by the pixels it has read of those it reads.
+    /// How far a run is: its stages (the plan's passes: the nodes that read whole images, sinks and
+    /// global nodes, and the outputs it keeps), each weighing what it renders, each from 0 to 1 by the
+    /// pixels it has read of those it reads.
     private struct Progress {
-        var stages = 1
+        /// Each stage's weight, in running order.
+        var weights: [Double] = [1]
         var completed = 0
         var total = 0
         var done = 0
@@ -154,12 +164,19 @@ final class RunMonitor: Sendable {
 
         var fraction: Double {
             let current = total > 0 ? Swift.min(1, Double(done) / Double(total)) : 0
-            return Swift.min(1, (Double(completed) + current) / Double(Swift.max(stages, 1)))
+            let all = weights.reduce(0, +)
+            guard all > 0 else { return 0 }
+            let finished = weights.prefix(completed).reduce(0, +)
+            let weight = completed < weights.count ? weights[completed] : 0
+            return Swift.min(1, (finished + current * weight) / all)
         }
     }
 
-    /// Sets how many stages the run has, before the first begins.
-    func planStages(_ count: Int) { progress.withLock { $0.stages = Swift.max(1, count) } }
+    /// Sets the stages the run has, by weight (the pixels each is estimated to render), before the
+    /// first begins.
+    func planStages(_ weights: [Double]) {
+        progress.withLock { $0.weights = weights.isEmpty ? [1] : weights.map { Swift.max($0, 0) } }
+    }
 
     /// A stage starts that will read `pixels` (its inputs' pixels, all read once).
     func beginStage(pixels: Int) {
@@ -262,6 +279,8 @@ public struct RunReport: Sendable {
     /// Every value that is not an image (boxes, numbers, contours) made by the nodes that ran, by
     /// `node.port`.
     public var values: [String: NodeValue] = [:]
+    /// What the run decided for each image before it began.
+    public var plan: RenderPlan?
 
     /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
     /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.

@@ -13,6 +13,8 @@ final class ScheduledSource: PixelSource {
     let channels: Int
     private let monitor: RunMonitor
     private let cache = Mutex<TileCache?>(nil)
+    /// Set when the plan keeps this image whole; then it serves every request, instead of the cache.
+    private let store = Mutex<ImageStore?>(nil)
     /// For a front-to-back source: the first cell row not yet asked of it.
     private let nextSequentialRow = Atomic<Int>(0)
 
@@ -40,8 +42,22 @@ final class ScheduledSource: PixelSource {
         }
     }
 
+    /// Keeps the image whole once rendered (the plan's "materialize"), in cells as the cache's.
+    func materialize(_ facts: RenderPlan.SourceFacts, inFile: Bool) throws {
+        let tile = monitor.options.tileSize
+        let made = try ImageStore(
+            facts: facts, cellWidth: inner.prefersSequentialRows ? extent.width : tile, cellHeight: tile,
+            inFile: inFile)
+        store.withLock { $0 = made }
+        monitor.recordCache(node: node, op: op, bytes: made.bytes)
+    }
+
     func render(into target: inout PixelBuffer) throws {
         if monitor.cancellation.isCancelled { throw CancellationError() }
+        if let store = store.withLock({ $0 }) {
+            try render(into: &target, from: store)
+            return
+        }
         guard let cache = cache.withLock({ $0 }) else {
             try renderInner(into: &target)
             return
@@ -68,6 +84,31 @@ final class ScheduledSource: PixelSource {
                 column: part.minX / cache.cellWidth, row: part.minY / cache.cellHeight, cache: cache)
             target.copy(from: buffer)
         }
+    }
+
+    private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
+        let worker = Worker.current
+        let childrenBefore = worker.childNanos
+        let begin = DispatchTime.now().uptimeNanoseconds
+        defer { worker.childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
+        let cells = target.region.gridCells(width: store.cellWidth, height: store.cellHeight)
+        var scratch = PixelBuffer(region: .empty, channels: channels)
+        if inner.prefersSequentialRows, let last = cells.last {
+            // A front-to-back decoder is asked for every row of cells in order, each once.
+            let lastRow = last.minY / store.cellHeight
+            var row = nextSequentialRow.load(ordering: .relaxed)
+            while row < lastRow {
+                try store.ensure(column: 0, row: row, scratch: &scratch) { try renderInner(into: &$0) }
+                row += 1
+                nextSequentialRow.store(row, ordering: .relaxed)
+            }
+        }
+        for part in cells {
+            try store.ensure(
+                column: part.minX / store.cellWidth, row: part.minY / store.cellHeight, scratch: &scratch
+            ) { try renderInner(into: &$0) }
+        }
+        store.read(into: &target)
     }
 
     private func cell(column: Int, row: Int, cache: TileCache) throws -> PixelBuffer {

@@ -12,7 +12,8 @@ struct Normalize: Node {
             photo: { op: load, path: heat.png }
             stretched: { op: normalize, input: photo }
             out: { op: save, input: stretched, path: stretched.png }
-            """)
+            """,
+        outputReadsInput: true)
 
     @Input(doc: "The image; its color channels are read once, whole, to find the range.")
     var input: Image

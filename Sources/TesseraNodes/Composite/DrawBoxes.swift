@@ -53,7 +53,9 @@ struct DrawBoxes: Node {
     @Input(doc: "The image to draw on; unconnected, connect `like` for a plain background.")
     var input: Image?
 
-    @Input(doc: "Without `input`: an image whose size the plain background takes; its pixels are never read.")
+    @Input(
+        doc: "Without `input`: an image whose size the plain background takes; its pixels are never read.",
+        readsPixels: false)
     var like: Image?
 
     @Parameter(doc: "Line color: red, green, blue and alpha, 0...1.", range: 0...1)

@@ -13,7 +13,7 @@ struct Constant: Node {
             out: { op: save, input: black, path: black.png }
             """)
 
-    @Input(doc: "An image whose size to take; its pixels are never read.")
+    @Input(doc: "An image whose size to take; its pixels are never read.", readsPixels: false)
     var like: Image?
 
     @Parameter(doc: "Red, green, blue and alpha, 0...1.", range: 0...1)

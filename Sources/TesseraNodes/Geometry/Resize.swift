@@ -66,7 +66,9 @@ struct Resize: Node {
     @Input(doc: "The image to resize.")
     var input: Image
 
-    @Input(doc: "Resize to this image's width and height, instead of giving them; its pixels are never read.")
+    @Input(
+        doc: "Resize to this image's width and height, instead of giving them; its pixels are never read.",
+        readsPixels: false)
     var like: Image?
 
     @Parameter(

@@ -1,7 +1,5 @@
-import TesseraCore
-
 /// A sample type as stored in files: 8- or 16-bit unsigned integers, 32- or 64-bit floats.
-protocol FileSample {
+package protocol FileSample {
     /// The value as a float, before scaling.
     var floatValue: Float { get }
     /// `value` clamped to 0...1 and scaled by `maxValue` (integers), or kept as is (floats).
@@ -11,43 +9,43 @@ protocol FileSample {
 /// Rounds `value` (clamped to 0...1, NaN to 0) times `maxValue` (at most 65535) to the nearest integer,
 /// ties to even as OpenCV's `saturate_cast` does. Adding 2^23 puts the rounded integer in the low bits
 /// of the mantissa: no conversion that can trap, so the loops around it vectorize.
-@inline(__always)
-func quantize(_ value: Float, maxValue: Float) -> UInt32 {
+@inlinable
+package func quantize(_ value: Float, maxValue: Float) -> UInt32 {
     let clamped: Float = value > 0 ? (value < 1 ? value : 1) : 0
     return (clamped * maxValue + 8_388_608).bitPattern & 0xFFFF
 }
 
 extension UInt8: FileSample {
-    @inline(__always) var floatValue: Float { Float(self) }
-    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt8 {
+    @inlinable package var floatValue: Float { Float(self) }
+    @inlinable package static func encode(_ value: Float, maxValue: Float) -> UInt8 {
         UInt8(truncatingIfNeeded: quantize(value, maxValue: maxValue))
     }
 }
 
 extension UInt16: FileSample {
-    @inline(__always) var floatValue: Float { Float(self) }
-    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> UInt16 {
+    @inlinable package var floatValue: Float { Float(self) }
+    @inlinable package static func encode(_ value: Float, maxValue: Float) -> UInt16 {
         UInt16(truncatingIfNeeded: quantize(value, maxValue: maxValue))
     }
 }
 
 extension Double: FileSample {
-    @inline(__always) var floatValue: Float { Float(self) }
-    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> Double { Double(value) }
+    @inlinable package var floatValue: Float { Float(self) }
+    @inlinable package static func encode(_ value: Float, maxValue: Float) -> Double { Double(value) }
 }
 
 extension Float: FileSample {
-    @inline(__always) var floatValue: Float { self }
-    @inline(__always) static func encode(_ value: Float, maxValue: Float) -> Float { value }
+    @inlinable package var floatValue: Float { self }
+    @inlinable package static func encode(_ value: Float, maxValue: Float) -> Float { value }
 }
 
 /// Moves rows of pixels between file layouts (1 to 4 interleaved samples) and memory (1 or 4 Float32).
-enum Samples {
+package enum Samples {
     /// Decodes `count` pixels whose first `fileChannels` samples (of `stride` per pixel) are gray, gray and
     /// alpha, RGB or RGBA. `scale` maps a stored value to 0...1 (1 / 255, 1 / 65535, or 1 for floats).
     /// Gray and alpha becomes (g, g, g, a); RGB gets alpha 1.
-    @inline(__always)
-    static func decode<T: FileSample>(
+    @inlinable
+    package static func decode<T: FileSample>(
         _ source: UnsafePointer<T>, fileChannels: Int, stride: Int, count: Int, scale: Float,
         into target: UnsafeMutablePointer<Float>
     ) {
@@ -89,8 +87,8 @@ enum Samples {
     /// Encodes `count` pixels of `channels` (1 or 4) Float32 samples into `fileChannels` stored samples.
     /// Integers are clamped to 0...1 and scaled by `maxValue`; 4 to 1 channels keeps red (the gray of a
     /// gray layout), 4 to 2 keeps red and alpha, 4 to 3 drops alpha.
-    @inline(__always)
-    static func encode<T: FileSample>(
+    @inlinable
+    package static func encode<T: FileSample>(
         _ source: UnsafePointer<Float>, channels: Int, count: Int, fileChannels: Int, maxValue: Float,
         into target: UnsafeMutablePointer<T>
     ) {
@@ -130,7 +128,7 @@ extension Samples {
     /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
     /// alpha first, `value * alpha + background * (1 - alpha)` (to 1 channel, over the background's
     /// Rec. 709 luminance), instead of dropping the alpha.
-    static func encoder(
+    package static func encoder(
         channels: Int, fileChannels: Int, depth: SampleDepth, background: SIMD3<Float>? = nil
     ) -> SampleEncoder {
         if let background, channels == 4, fileChannels == 1 || fileChannels == 3, depth != .float32 {
@@ -175,8 +173,8 @@ extension Samples {
 
     /// `count` RGBA pixels laid over `background` by their alpha (clamped to 0...1), as 3 samples, or as
     /// 1 (the red, which is the gray of a gray layout, over the background's luminance).
-    @inline(__always)
-    static func flatten<T: FileSample>(
+    @inlinable
+    package static func flatten<T: FileSample>(
         _ source: UnsafePointer<Float>, count: Int, over background: SIMD3<Float>, fileChannels: Int,
         maxValue: Float, into target: UnsafeMutablePointer<T>
     ) {

@@ -1,0 +1,185 @@
+import Dispatch
+import Synchronization
+import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An image kept whole once rendered: the plan's "materialize" (``RenderPlan``). Cells are rendered
+/// once, on first request, and stored in the image's file sample type where that is exact (a 27
+/// megapixel 8-bit RGB photo takes 81 MB, not the 432 MB of Float32 RGBA), then served to every
+/// reader in every pass by converting the rows asked for.
+///
+/// The bytes are in memory or, past the run's disk threshold, in a temporary file mapped into memory
+/// and unlinked as soon as it is made: the kernel frees it on any exit, a crash or a kill included.
+final class ImageStore: Sendable {
+    let extent: Rect
+    let cellWidth: Int
+    let cellHeight: Int
+    let channels: Int
+    let format: StoredFormat
+    private let memory: StoreMemory
+    private let rowBytes: Int
+    private let encoder: SampleEncoder
+    private let columns: Int
+    private let cells: Mutex<[CellState]>
+
+    private enum CellState {
+        case empty
+        case pending(Pending)
+        case ready
+    }
+
+    private final class Pending: Sendable {
+        let group = DispatchGroup()
+        let failure = Mutex<(any Error)?>(nil)
+    }
+
+    /// A store for `facts`' image, cells of `cellWidth` x `cellHeight`; throws when the bytes cannot be
+    /// had (memory, or a temporary file when `inFile`).
+    init(facts: RenderPlan.SourceFacts, cellWidth: Int, cellHeight: Int, inFile: Bool) throws {
+        extent = Rect(width: facts.width, height: facts.height)
+        self.cellWidth = cellWidth
+        self.cellHeight = cellHeight
+        channels = facts.layout.channels
+        format = StoredFormat(facts)
+        rowBytes = saturatingProduct(facts.width, format.bytesPerPixel)
+        memory = try StoreMemory(bytes: saturatingProduct(rowBytes, facts.height), inFile: inFile)
+        encoder = Samples.encoder(channels: channels, fileChannels: format.channels, depth: format.depth)
+        columns = (facts.width + cellWidth - 1) / cellWidth
+        let rows = (facts.height + cellHeight - 1) / cellHeight
+        cells = Mutex(Array(repeating: .empty, count: columns * rows))
+    }
+
+    /// Whether the store keeps its bytes in a temporary file.
+    var inFile: Bool { memory.inFile }
+    var bytes: Int { memory.count }
+
+    /// Makes sure the cell at (`column`, `row`) is stored: rendered by `compute` into `scratch` if no
+    /// one has it, waited for if another worker is rendering it.
+    func ensure(
+        column: Int, row: Int, scratch: inout PixelBuffer, compute: (inout PixelBuffer) throws -> Void
+    ) throws {
+        let index = row * columns + column
+        enum Step {
+            case done
+            case wait(Pending)
+            case compute(Pending)
+        }
+        let step = cells.withLock { cells -> Step in
+            switch cells[index] {
+            case .ready: return .done
+            case .pending(let pending): return .wait(pending)
+            case .empty:
+                let pending = Pending()
+                pending.group.enter()
+                cells[index] = .pending(pending)
+                return .compute(pending)
+            }
+        }
+        switch step {
+        case .done:
+            return
+        case .wait(let pending):
+            pending.group.wait()
+            if let failure = pending.failure.withLock({ $0 }) { throw failure }
+        case .compute(let pending):
+            do {
+                let region = Rect(x: column * cellWidth, y: row * cellHeight, width: cellWidth, height: cellHeight)
+                    .intersection(extent)
+                scratch.reshape(to: region)
+                try compute(&scratch)
+                scratch.encodeRows(
+                    with: encoder, into: memory.base + region.minY * rowBytes + region.minX * format.bytesPerPixel,
+                    rowBytes: rowBytes)
+                cells.withLock { $0[index] = .ready }
+                pending.group.leave()
+            } catch {
+                pending.failure.withLock { $0 = error }
+                cells.withLock { $0[index] = .empty }
+                pending.group.leave()
+                throw error
+            }
+        }
+    }
+
+    /// Copies `target.region`, whose cells must all be stored, into `target`.
+    func read(into target: inout PixelBuffer) {
+        let region = target.region
+        let rowLength = target.rowLength
+        let format = self.format
+        let rowBytes = self.rowBytes
+        let base = memory.base + region.minX * format.bytesPerPixel
+        target.samples.withUnsafeMutableBufferPointer { samples in
+            guard let out = samples.baseAddress else { return }
+            for row in 0..<region.height {
+                let from = base + (region.minY + row) * rowBytes
+                let to = out + row * rowLength
+                switch format.depth {
+                case .uint8:
+                    Samples.decode(
+                        from.assumingMemoryBound(to: UInt8.self), fileChannels: format.channels,
+                        stride: format.channels, count: region.width, scale: 1 / 255, into: to)
+                case .uint16:
+                    Samples.decode(
+                        from.assumingMemoryBound(to: UInt16.self), fileChannels: format.channels,
+                        stride: format.channels, count: region.width, scale: 1 / 65535, into: to)
+                case .float32:
+                    Samples.decode(
+                        from.assumingMemoryBound(to: Float.self), fileChannels: format.channels,
+                        stride: format.channels, count: region.width, scale: 1, into: to)
+                }
+            }
+        }
+    }
+}
+
+/// The bytes of an ``ImageStore``: allocated, or a temporary file mapped into memory.
+private final class StoreMemory: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+    let inFile: Bool
+
+    init(bytes: Int, inFile: Bool) throws {
+        count = Swift.max(1, bytes)
+        self.inFile = inFile
+        guard bytes < Int.max else {
+            throw ImageError(message: "the image is too large to keep whole (its size overflows)")
+        }
+        if !inFile {
+            // Not zeroed: every cell is written before it is read, and untouched pages cost nothing.
+            guard let pointer = malloc(count) else {
+                throw ImageError(message: "no memory to keep the image whole (\(count) bytes)")
+            }
+            base = pointer
+            return
+        }
+        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((folder + "/tessera-image-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw ImageError(message: "cannot make a temporary file in \(folder) to keep the image whole: \(Self.lastError)")
+        }
+        defer { close(fd) }
+        // Unlinked at once: the mapping keeps the data, and no exit can leave the file behind.
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        // Blocks reserved now: a sparse file would meet a full disk as SIGBUS on some later write.
+        let reserved = posix_fallocate(fd, 0, off_t(count))
+        guard reserved == 0 else {
+            throw ImageError(
+                message: "cannot reserve \(count) bytes in \(folder) to keep the image whole: "
+                    + String(cString: strerror(reserved)))
+        }
+        guard let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+            throw ImageError(message: "cannot map a temporary file of \(count) bytes: \(Self.lastError)")
+        }
+        base = mapped
+    }
+
+    private static var lastError: String { String(cString: strerror(errno)) }
+
+    deinit {
+        if inFile { munmap(base, count) } else { free(base) }
+    }
+}

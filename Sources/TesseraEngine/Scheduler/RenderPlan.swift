@@ -1,0 +1,330 @@
+import TesseraCore
+
+/// What a run will do with each image, decided from the graph before any pixel is computed.
+///
+/// A run is a sequence of passes: each sink, each global node (saliency, normalize) and each output a
+/// program keeps reads its input images whole, one after another. A pass pulls tiles through the
+/// chain of images upstream of it. The plan records, for every image, which nodes read it in which
+/// pass, and decides how it is served:
+///
+/// - **stream**: one reader in each pass; nothing kept beyond the rows in flight.
+/// - **shared**: several readers in one pass; cells are kept while they read overlapping rows.
+/// - **materialize**: a source (a decoded file) read in several passes, or by readers that would ask
+///   in different orders: decoded once, kept whole (in its file's sample type where that is exact),
+///   in memory or, past ``RunOptions/diskThreshold``, in a temporary file that is unlinked as soon as
+///   it is made, so no exit leaves it behind (libvips' random-access loads do the same).
+///
+/// The planner is pure: it reads the graph's declarations and what the sources' headers said, and
+/// computes no pixels and starts no threads.
+public struct RenderPlan: Sendable {
+    /// A node that reads images whole, and what it renders.
+    public struct Pass: Sendable, Equatable {
+        public enum Kind: String, Sendable {
+            case sink, global
+            /// An output a program keeps (``Graph/run(options:supplying:keeping:)``).
+            case kept
+        }
+        public var node: String
+        public var op: String
+        public var kind: Kind
+        /// The images rendered in this pass (as ``ImagePlan/image`` names them), upstream last.
+        public var images: [String]
+        /// The pixels the pass is estimated to render: what progress counts it as.
+        public var estimatedPixels: Int
+    }
+
+    /// How an image is served.
+    public enum Decision: Sendable, Equatable {
+        /// Nothing reads its pixels.
+        case unread
+        case stream
+        case shared
+        /// Kept whole: `bytes` (nil if the size is known only at run time), in memory or in a file.
+        case materialize(bytes: Int?, inFile: Bool)
+    }
+
+    /// One reader of an image.
+    public struct Reader: Sendable, Equatable {
+        public var node: String
+        /// The index of the pass in ``RenderPlan/passes``.
+        public var pass: Int
+    }
+
+    /// One image: a node's image output.
+    public struct ImagePlan: Sendable, Equatable {
+        /// `node` for a node's first output, `node.port` for another, as graph files refer to it.
+        public var image: String
+        public var node: String
+        public var port: String
+        public var op: String
+        public var readers: [Reader]
+        public var decision: Decision
+        /// Why, in words, for `tessera run --plan`.
+        public var reason: String
+        /// Known before running for sources (from their headers), estimated from the inputs otherwise.
+        public var size: (width: Int, height: Int)?
+        /// Whether ``size`` was read from a header rather than estimated.
+        public var sizeIsKnown: Bool
+
+        public static func == (a: ImagePlan, b: ImagePlan) -> Bool {
+            a.image == b.image && a.readers == b.readers && a.decision == b.decision
+                && a.size?.width == b.size?.width && a.size?.height == b.size?.height
+        }
+
+        /// The passes that read it, in order, each once.
+        public var passes: [Int] { Array(Set(readers.map(\.pass))).sorted() }
+    }
+
+    /// What a source's header said, for the plan's sizes and storage.
+    public struct SourceFacts: Sendable {
+        public var width: Int
+        public var height: Int
+        public var layout: PixelLayout
+        public var depth: SampleDepth
+        /// Decoded front to back (PNG, JPEG): going back up starts the decoding over.
+        public var sequential: Bool
+        /// Its samples are file samples (``PixelSource/givesFileSamples``): it is kept in its depth.
+        public var givesFileSamples: Bool
+
+        public init(
+            width: Int, height: Int, layout: PixelLayout, depth: SampleDepth, sequential: Bool,
+            givesFileSamples: Bool
+        ) {
+            self.width = width
+            self.height = height
+            self.layout = layout
+            self.depth = depth
+            self.sequential = sequential
+            self.givesFileSamples = givesFileSamples
+        }
+
+        public init(_ image: Image) {
+            self.init(
+                width: image.width, height: image.height, layout: image.layout, depth: image.depth,
+                sequential: image.source.prefersSequentialRows, givesFileSamples: image.source.givesFileSamples)
+        }
+
+        /// Bytes to keep the image whole: its file channels in its depth when that is exact, Float32
+        /// samples otherwise.
+        public var storedBytes: Int {
+            let format = StoredFormat(self)
+            return saturatingProduct(width, height, format.bytesPerPixel)
+        }
+    }
+
+    public var passes: [Pass]
+    /// Every image output of the nodes that run, in running order.
+    public var images: [ImagePlan]
+
+    /// The plan for the image `node.port`, or `node` (its first output).
+    public func image(_ name: String) -> ImagePlan? {
+        images.first { $0.image == name || "\($0.node).\($0.port)" == name }
+    }
+}
+
+/// How a kept image is stored: `channels` samples a pixel of `depth`.
+struct StoredFormat: Equatable {
+    var depth: SampleDepth
+    var channels: Int
+
+    init(_ facts: RenderPlan.SourceFacts) {
+        if facts.givesFileSamples {
+            depth = facts.depth
+            channels = facts.layout.fileChannels
+        } else {
+            depth = .float32
+            channels = facts.layout.channels
+        }
+    }
+
+    var bytesPerPixel: Int { channels * depth.bits / 8 }
+}
+
+extension RenderPlan {
+    /// The plan for running `nodes` (in running order), where `keeping` names nodes whose outputs a
+    /// program keeps, `supplied` nodes whose values a program gives (they read nothing), and `sources`
+    /// what the source nodes' headers said, by node name. `diskThreshold`: an image kept whole that
+    /// takes more bytes goes to a temporary file.
+    init(
+        nodes: [GraphNode], keeping: Set<String> = [], supplied: Set<String> = [],
+        sources: [String: SourceFacts] = [:], diskThreshold: Int = RunOptions.defaultDiskThreshold
+    ) {
+        let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+
+        /// The images a node reads pixels of: (its input name, the image).
+        func pixelInputs(of node: GraphNode) -> [(input: String, image: PortReference)] {
+            guard !supplied.contains(node.name) else { return [] }
+            return node.inputs.keys.sorted().compactMap { name in
+                guard let reference = node.inputs[name], let declaration = node.declaration.input(named: name),
+                    declaration.readsPixels, let upstream = byName[reference.node],
+                    upstream.declaration.output(named: reference.port)?.type == .image
+                else { return nil }
+                return (name, reference)
+            }
+        }
+
+        // Passes, in running order: the nodes that read images whole, and the kept outputs.
+        var passes: [Pass] = []
+        var passOf: [String: Int] = [:]  // a barrier node's own pass
+        var roots: [[(reader: String, image: PortReference)]] = []
+        for node in nodes where !supplied.contains(node.name) {
+            let access = node.declaration.access
+            if access == .sink || access == .global {
+                passOf[node.name] = passes.count
+                passes.append(
+                    Pass(
+                        node: node.name, op: node.declaration.op, kind: access == .sink ? .sink : .global, images: [],
+                        estimatedPixels: 0))
+                roots.append(pixelInputs(of: node).map { (node.name, $0.image) })
+            }
+            // Each image a program keeps is rendered whole: a pass of its own.
+            for output in node.declaration.outputs where keeping.contains(node.name) && output.type == .image {
+                passes.append(
+                    Pass(node: node.name, op: node.declaration.op, kind: .kept, images: [], estimatedPixels: 0))
+                let image = PortReference(node: node.name, port: output.name, namesPort: true, location: node.location)
+                roots.append([(node.name, image)])
+            }
+        }
+
+        /// An image as graph files refer to it: the node alone for its first output.
+        func name(_ reference: PortReference) -> String {
+            byName[reference.node]?.declaration.outputs.first?.name == reference.port
+                ? reference.node : "\(reference.node).\(reference.port)"
+        }
+
+        // Who reads what in each pass: from each pass's roots up through the nodes that render lazily.
+        var readers: [String: [Reader]] = [:]
+        for (index, passRoots) in roots.enumerated() {
+            var seen: Set<String> = []
+            var stack = passRoots.reversed().map { $0 }
+            while let (reader, reference) = stack.popLast() {
+                let image = name(reference)
+                if !readers[image, default: []].contains(Reader(node: reader, pass: index)) {
+                    readers[image, default: []].append(Reader(node: reader, pass: index))
+                }
+                guard seen.insert(image).inserted, let node = byName[reference.node] else { continue }
+                passes[index].images.append(image)
+                // A barrier's output holds its own results, made in its own pass, unless it reads its
+                // input again afterwards (normalize).
+                let access = node.declaration.access
+                let barrier = access == .sink || access == .global
+                if barrier && !(node.declaration.info.outputReadsInput && passOf[node.name] != index) { continue }
+                for (_, upstream) in pixelInputs(of: node).reversed() { stack.append((node.name, upstream)) }
+            }
+        }
+
+        // Sizes: a source's from its header, another image's estimated as the largest it reads.
+        var sizes: [String: (width: Int, height: Int)] = [:]
+        for node in nodes {
+            if let facts = sources[node.name] {
+                sizes[node.name] = (facts.width, facts.height)
+                continue
+            }
+            let read = pixelInputs(of: node).compactMap { sizes[$0.image.node] }
+            let area = { (size: (width: Int, height: Int)) in saturatingProduct(size.width, size.height) }
+            if let largest = read.max(by: { area($0) < area($1) }) {
+                sizes[node.name] = largest
+            }
+        }
+
+        var images: [ImagePlan] = []
+        for node in nodes {
+            for output in node.declaration.outputs where output.type == .image {
+                let image = name(PortReference(node: node.name, port: output.name, namesPort: true, location: node.location))
+                let imageReaders = readers[image] ?? []
+                var plan = ImagePlan(
+                    image: image, node: node.name, port: output.name, op: node.declaration.op, readers: imageReaders,
+                    decision: .stream, reason: "one reader in each pass", size: sizes[node.name],
+                    sizeIsKnown: sources[node.name] != nil)
+                let passCount = plan.passes.count
+                let perPass = Dictionary(grouping: imageReaders, by: \.pass).values.map {
+                    Set($0.map(\.node)).count
+                }
+                let source = node.declaration.access == .source && !supplied.contains(node.name)
+                let facts = sources[node.name]
+                let reorders = imageReaders.contains { byName[$0.node]?.declaration.access == .geometry }
+                if imageReaders.isEmpty {
+                    plan.decision = .unread
+                    plan.reason = "no node reads its pixels"
+                } else if source && passCount > 1 {
+                    plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
+                    plan.reason = "read in \(passCount) passes: decoded once, kept until the last"
+                } else if source && facts?.sequential == true && (perPass.max() ?? 0) > 1 && reorders {
+                    plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
+                    plan.reason = "decoded front to back, and its readers ask for rows in different orders"
+                } else if (perPass.max() ?? 0) > 1 {
+                    plan.decision = .shared
+                    plan.reason = "\(perPass.max() ?? 0) readers in one pass: cells kept while they overlap"
+                } else if passCount > 1 {
+                    let holds = node.declaration.access == .global && !node.declaration.info.outputReadsInput
+                    plan.reason =
+                        holds
+                        ? "the node's own results, read in \(passCount) passes"
+                        : "computed again in each of its \(passCount) passes"
+                }
+                if case .materialize(let bytes?, _) = plan.decision, bytes > diskThreshold {
+                    plan.decision = .materialize(bytes: bytes, inFile: true)
+                }
+                images.append(plan)
+            }
+        }
+
+        // Progress: a pass counts the pixels it renders; a kept image costs only the first pass.
+        var rendered: Set<String> = []
+        for index in passes.indices {
+            var pixels = 0
+            for image in passes[index].images {
+                guard let plan = images.first(where: { $0.image == image }) else { continue }
+                if case .materialize = plan.decision, !rendered.insert(image).inserted { continue }
+                if let size = plan.size { pixels = saturatingSum(pixels, saturatingProduct(size.width, size.height)) }
+            }
+            passes[index].estimatedPixels = Swift.max(1, pixels)
+        }
+        self.passes = passes
+        self.images = images
+    }
+}
+
+extension RenderPlan.Decision {
+    /// "stream", "shared", "kept whole in memory, 768 KiB".
+    public var summary: String {
+        switch self {
+        case .unread: "not read"
+        case .stream: "stream"
+        case .shared: "shared window"
+        case .materialize(let bytes, let inFile):
+            "kept whole " + (inFile ? "in a temporary file" : "in memory")
+                + (bytes.map { ", " + describeBytes($0) } ?? "")
+        }
+    }
+}
+
+extension RenderPlan: CustomStringConvertible {
+    /// The plan as `tessera run --plan` prints it: the passes in order, then each image with its
+    /// readers and what is done with it.
+    public var description: String {
+        var lines = ["\(passes.count) pass\(passes.count == 1 ? "" : "es"):"]
+        for (index, pass) in passes.enumerated() {
+            let kind = pass.kind == .kept ? "kept" : pass.op
+            let megapixels = Double(pass.estimatedPixels) / 1e6
+            lines.append(
+                "  \(index + 1). \(pass.node) (\(kind)) renders \(pass.images.isEmpty ? "nothing" : pass.images.joined(separator: ", "))"
+                    + (pass.estimatedPixels > 1 ? ", about \(Self.decimal(megapixels)) megapixels" : ""))
+        }
+        lines.append("images:")
+        for image in images {
+            let size = image.sizeIsKnown ? image.size.map { " \($0.width)x\($0.height)" } ?? "" : ""
+            lines.append("  \(image.image) (\(image.op)\(size)): \(image.decision.summary); \(image.reason)")
+            if !image.readers.isEmpty {
+                let readers = image.readers.map { "\($0.node) (pass \($0.pass + 1))" }
+                lines.append("      read by " + readers.joined(separator: ", "))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func decimal(_ value: Double) -> String {
+        let hundredths = (value * 100).rounded() / 100
+        return hundredths == hundredths.rounded() ? "\(Int(hundredths))" : "\(hundredths)"
+    }
+}
