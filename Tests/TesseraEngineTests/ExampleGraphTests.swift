@@ -22,7 +22,14 @@ import Testing
 
     /// Runs graph `name` with its save paths moved into `folder`; returns the written files by save node.
     static func run(_ name: String, in folder: URL, options: RunOptions = RunOptions()) throws -> [String: String] {
-        let path = Self.folder.appendingPathComponent(name).path
+        try runReporting(Self.folder.appendingPathComponent(name).path, in: folder, options: options).outputs
+    }
+
+    /// Runs the graph file at `path` with its save paths moved into `folder` and `overrides` set; returns
+    /// the written files by save node, and the run's report.
+    static func runReporting(
+        _ path: String, in folder: URL, options: RunOptions = RunOptions(), overrides extra: [String] = []
+    ) throws -> (outputs: [String: String], report: RunReport) {
         let plain = try Graph.load(path: path, catalog: .builtin())
         #expect(plain.warnings.isEmpty)
         var overrides: [ParameterOverride] = []
@@ -33,8 +40,19 @@ import Testing
             overrides.append(try ParameterOverride(parsing: "\(node.name).path=\(target)"))
             outputs[node.name] = target
         }
-        try Graph.load(path: path, catalog: .builtin(), overrides: overrides).run(options: options)
-        return outputs
+        overrides += try extra.map { try ParameterOverride(parsing: $0) }
+        let report = try Graph.load(path: path, catalog: .builtin(), overrides: overrides).run(options: options)
+        return (outputs, report)
+    }
+
+    /// Each source is decoded once, however many nodes read it in however many passes: a load's
+    /// rendered pixels are its image's (a crop alone reads the rows down to its bottom).
+    @Test(arguments: names)
+    func everySourceIsDecodedOnce(_ name: String) throws {
+        try withTemporaryFolder { folder in
+            let report = try Self.runReporting(Self.folder.appendingPathComponent(name).path, in: folder).report
+            try DecodeOnceTests.expectDecodedOnce(report)
+        }
     }
 
     static var photo: [Float] {
