@@ -135,6 +135,66 @@ import TesseraNodes
                 #"[label="web\nsave\npath: ../out/graphs/astronaut.jpg\nprogressive: true\nquality: 85"];"#))
     }
 
+    /// `run --plan` prints the plan and writes nothing; `dot --plan` shows it on the graph.
+    @Test func planIsPrintedWithoutRunning() throws {
+        try withTemporaryFolder { folder in
+            let graph = folder.appendingPathComponent("g.yaml")
+            try Data(
+                """
+                version: 1
+                nodes:
+                  photo: { op: load, path: \(Self.photo) }
+                  heat: { op: saliency, input: photo }
+                  over: { op: composite, input: heat, background: photo }
+                  out: { op: save, input: over, path: out.png }
+                """.utf8
+            ).write(to: graph)
+            let plan = try CLI.run(["run", "--plan", "g.yaml"], in: folder)
+            #expect(plan.status == 0, "\(plan.stderr)")
+            #expect(plan.stdout.hasPrefix("2 passes:\n  1. heat (saliency) renders photo, about 0.26 megapixels\n"))
+            #expect(plan.stdout.contains("photo (load 512x512): kept whole in memory, 768 KiB; read in 2 passes"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["g.yaml"])
+            let dot = try CLI.run(["dot", "--plan", "g.yaml"], in: folder)
+            #expect(dot.status == 0)
+            #expect(dot.stdout.contains(#"\npass 1\n"#))
+            #expect(dot.stdout.contains(#"→ kept whole in memory, 768 KiB", style=filled"#))
+        }
+    }
+
+    /// Past `--disk-threshold` the photo is kept in a temporary file: same output, and the file is gone.
+    @Test func aKeptImageInATemporaryFileLeavesNothing() throws {
+        try withTemporaryFolder { folder in
+            let temporary = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            let graph = folder.appendingPathComponent("g.yaml")
+            try Data(
+                """
+                version: 1
+                nodes:
+                  photo: { op: load, path: \(Self.photo) }
+                  a: { op: save, input: photo, path: a.png }
+                  soft: { op: gaussianBlur, input: photo, sigma: 3 }
+                  b: { op: save, input: soft, path: b.png }
+                """.utf8
+            ).write(to: graph)
+            let inMemory = try CLI.run(["run", "-q", "g.yaml"], in: folder)
+            #expect(inMemory.status == 0)
+            let a = try Data(contentsOf: folder.appendingPathComponent("a.png"))
+            let b = try Data(contentsOf: folder.appendingPathComponent("b.png"))
+            let plan = try CLI.run(["run", "--plan", "--disk-threshold", "1K", "g.yaml"], in: folder)
+            #expect(plan.stdout.contains("photo (load 512x512): kept whole in a temporary file, 768 KiB"))
+            let inFile = try CLI.run(
+                ["run", "-q", "--disk-threshold", "1K", "g.yaml"], in: folder, environment: ["TMPDIR": temporary.path])
+            #expect(inFile.status == 0, "\(inFile.stderr)")
+            #expect(try Data(contentsOf: folder.appendingPathComponent("a.png")) == a)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("b.png")) == b)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+            let bad = try CLI.run(["run", "--disk-threshold", "lots", "g.yaml"], in: folder)
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("--disk-threshold must be a positive number of bytes, as 2G or 512M, not 'lots'"))
+        }
+    }
+
     /// `--trace` writes Chrome trace events (a span per node per tile, workers as threads), `--stats`
     /// prints a row per node, `--quiet` prints nothing else, and piped stderr gets no progress bar.
     @Test func traceStatsAndQuiet() throws {
