@@ -10,7 +10,7 @@ SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo test deps test-deps build lint docs clean libtessera fuzz asan
+.PHONY: demo test deps test-deps build lint docs clean libtessera fuzz asan tsan
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
 # Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
@@ -81,3 +81,9 @@ asan: test-deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Scripts/lsan-suppressions.txt $(SWIFT) test --sanitize=address \
 		-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 		-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined --scratch-path .build-asan --filter TesseraIOTests
+
+# The engine and graph tests (the scheduler, its caches and kept images, the workers) under
+# ThreadSanitizer, in a build folder of their own. Any report fails the run.
+tsan: test-deps
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(SWIFT) test --sanitize=thread \
+		--scratch-path .build-tsan --filter TesseraEngineTests

@@ -41,7 +41,9 @@ let package = Package(
 
         // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
         .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),
-        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "CTesseraPlugin", "Yams"]),
+        // The render plan and the scheduler: pixels, tiles, workers; nothing of graph files or plugins.
+        .target(name: "TesseraScheduler", dependencies: ["TesseraCore"]),
+        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "TesseraScheduler", "CTesseraPlugin", "Yams"]),
 
         // MARK: The Swift plugin SDK: nodes written as built-ins, exported through the C plugin ABI
         .target(name: "TesseraPluginSDK", dependencies: ["TesseraCore", "TesseraEngine", "CTesseraPlugin"]),

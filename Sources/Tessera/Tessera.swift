@@ -1,6 +1,7 @@
 @_exported import TesseraCore
 @_exported import TesseraEngine
 @_exported import TesseraIO
+@_exported import TesseraScheduler
 import TesseraNodes
 
 /// The version of Tessera.

@@ -304,7 +304,9 @@ struct Dot: ParsableCommand {
     @OptionGroup var plugins: PluginOptions
 
     @Flag(
-        help: "Show the render plan on the graph: each pass, and how each image is served (the sources' headers are read).")
+        help:
+            "Show the render plan on the graph: each pass, and how each image is served (the sources' headers are read)."
+    )
     var plan = false
 
     func run() throws {

@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+@_exported import TesseraScheduler
 import TesseraCore
 
 /// A node failed while the graph ran.
@@ -390,26 +389,5 @@ extension GraphNode {
             message: "the image to write is \(image.width)x\(image.height) (\(pixels) pixels), more than the "
                 + "output limit of \(limit) pixels; raise it with --max-output-pixels N "
                 + "(RunOptions.maxOutputPixels)")
-    }
-}
-
-extension Jobs {
-    /// Jobs spread over up to `threads` Dispatch workers, each taking the next index until none is left.
-    static func workers(_ threads: Int) -> Jobs {
-        Jobs { count, body in
-            let workers = Swift.min(threads, count)
-            guard workers > 1 else {
-                for index in 0..<count { body(index) }
-                return
-            }
-            let next = Atomic<Int>(0)
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    if index >= count { break }
-                    body(index)
-                }
-            }
-        }
     }
 }

@@ -191,7 +191,8 @@ import TesseraNodes
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
             let bad = try CLI.run(["run", "--disk-threshold", "lots", "g.yaml"], in: folder)
             #expect(bad.status == 2)
-            #expect(bad.stderr.contains("--disk-threshold must be a positive number of bytes, as 2G or 512M, not 'lots'"))
+            #expect(
+                bad.stderr.contains("--disk-threshold must be a positive number of bytes, as 2G or 512M, not 'lots'"))
         }
     }
 

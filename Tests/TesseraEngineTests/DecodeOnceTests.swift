@@ -8,7 +8,8 @@ import Testing
 @Suite struct DecodeOnceTests {
     /// Every load node rendered its image's pixels once: all of them when it is kept whole, at most
     /// all of them when it streams (a crop alone reads the rows down to its bottom).
-    static func expectDecodedOnce(_ report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectDecodedOnce(_ report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+    {
         let plan = try #require(report.plan)
         for image in plan.images where image.op == "load" && image.decision != .unread {
             let size = try #require(image.size)

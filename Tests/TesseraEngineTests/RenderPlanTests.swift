@@ -18,7 +18,8 @@ import Testing
     }
 
     /// An 8-bit RGB file decoded front to back, as a PNG or JPEG.
-    static func rgb(_ width: Int, _ height: Int, sequential: Bool = true, exact: Bool = true) -> RenderPlan.SourceFacts {
+    static func rgb(_ width: Int, _ height: Int, sequential: Bool = true, exact: Bool = true) -> RenderPlan.SourceFacts
+    {
         RenderPlan.SourceFacts(
             width: width, height: height, layout: .rgb, depth: .uint8, sequential: sequential, givesFileSamples: exact)
     }
@@ -74,7 +75,9 @@ import Testing
             b: { op: save, input: photo, path: b.png }
             """
         let bytes = 512 * 512 * 3
-        #expect(try Self.plan(graph, diskThreshold: bytes).image("photo")?.decision == .materialize(bytes: bytes, inFile: false))
+        #expect(
+            try Self.plan(graph, diskThreshold: bytes).image("photo")?.decision
+                == .materialize(bytes: bytes, inFile: false))
         #expect(
             try Self.plan(graph, diskThreshold: bytes - 1).image("photo")?.decision
                 == .materialize(bytes: bytes, inFile: true))

@@ -158,15 +158,15 @@ package func saturatingSum(_ terms: Int...) -> Int {
 
 /// Bytes in binary units: "512 B", "3.5 MiB", "7.8 GiB".
 package func describeBytes(_ bytes: Int) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-        guard bytes >= 1024 else { return "\(bytes) B" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let tenths = (value * 10).rounded()
-        let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
-        return "\(text) \(units[unit])"
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    guard bytes >= 1024 else { return "\(bytes) B" }
+    var value = Double(bytes) / 1024
+    var unit = 0
+    while value >= 1024, unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    let tenths = (value * 10).rounded()
+    let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
+    return "\(text) \(units[unit])"
 }

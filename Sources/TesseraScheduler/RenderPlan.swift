@@ -48,6 +48,11 @@ public struct RenderPlan: Sendable {
         public var node: String
         /// The index of the pass in ``RenderPlan/passes``.
         public var pass: Int
+
+        public init(node: String, pass: Int) {
+            self.node = node
+            self.pass = pass
+        }
     }
 
     /// One image: a node's image output.
@@ -141,122 +146,130 @@ struct StoredFormat: Equatable {
 }
 
 extension RenderPlan {
-    /// The plan for running `nodes` (in running order), where `keeping` names nodes whose outputs a
-    /// program keeps, `supplied` nodes whose values a program gives (they read nothing), and `sources`
-    /// what the source nodes' headers said, by node name. `diskThreshold`: an image kept whole that
-    /// takes more bytes goes to a temporary file.
-    init(
-        nodes: [GraphNode], keeping: Set<String> = [], supplied: Set<String> = [],
-        sources: [String: SourceFacts] = [:], diskThreshold: Int = RunOptions.defaultDiskThreshold
-    ) {
+    /// A node as the planner sees it: what it does with pixels, never what its file says.
+    public struct Node: Sendable {
+        public var name: String
+        public var op: String
+        public var access: AccessPattern
+        /// See ``NodeInfo/outputReadsInput``.
+        public var outputReadsInput: Bool
+        /// Its outputs' names, the first first, and which are images.
+        public var outputs: [(name: String, isImage: Bool)]
+        /// The images whose pixels it reads (not a `like` that takes a size), as (node, port).
+        public var pixelInputs: [(node: String, port: String)]
+        /// A program keeps its outputs (each image one pass of its own).
+        public var isKept: Bool
+        /// A program supplies its value: it runs nothing and reads nothing.
+        public var isSupplied: Bool
+
+        public init(
+            name: String, op: String, access: AccessPattern, outputReadsInput: Bool = false,
+            outputs: [(name: String, isImage: Bool)], pixelInputs: [(node: String, port: String)],
+            isKept: Bool = false, isSupplied: Bool = false
+        ) {
+            self.name = name
+            self.op = op
+            self.access = access
+            self.outputReadsInput = outputReadsInput
+            self.outputs = outputs
+            self.pixelInputs = isSupplied ? [] : pixelInputs
+            self.isKept = isKept
+            self.isSupplied = isSupplied
+        }
+
+        var readsWholeImages: Bool { !isSupplied && (access == .sink || access == .global) }
+    }
+
+    /// The plan for running `nodes`, in running order, where `sources` gives what the source nodes'
+    /// headers said, by node name, and an image kept whole that takes more than `diskThreshold` bytes
+    /// goes to a temporary file.
+    public init(nodes: [Node], sources: [String: SourceFacts] = [:], diskThreshold: Int) {
         let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
-        /// The images a node reads pixels of: (its input name, the image).
-        func pixelInputs(of node: GraphNode) -> [(input: String, image: PortReference)] {
-            guard !supplied.contains(node.name) else { return [] }
-            return node.inputs.keys.sorted().compactMap { name in
-                guard let reference = node.inputs[name], let declaration = node.declaration.input(named: name),
-                    declaration.readsPixels, let upstream = byName[reference.node],
-                    upstream.declaration.output(named: reference.port)?.type == .image
-                else { return nil }
-                return (name, reference)
-            }
+        /// An image as graph files refer to it: the node alone for its first output.
+        func name(_ node: String, _ port: String) -> String {
+            byName[node]?.outputs.first?.name == port ? node : "\(node).\(port)"
         }
 
         // Passes, in running order: the nodes that read images whole, and the kept outputs.
         var passes: [Pass] = []
         var passOf: [String: Int] = [:]  // a barrier node's own pass
-        var roots: [[(reader: String, image: PortReference)]] = []
-        for node in nodes where !supplied.contains(node.name) {
-            let access = node.declaration.access
-            if access == .sink || access == .global {
+        var roots: [[(reader: String, node: String, port: String)]] = []
+        for node in nodes where !node.isSupplied {
+            if node.readsWholeImages {
                 passOf[node.name] = passes.count
                 passes.append(
                     Pass(
-                        node: node.name, op: node.declaration.op, kind: access == .sink ? .sink : .global, images: [],
+                        node: node.name, op: node.op, kind: node.access == .sink ? .sink : .global, images: [],
                         estimatedPixels: 0))
-                roots.append(pixelInputs(of: node).map { (node.name, $0.image) })
+                roots.append(node.pixelInputs.map { (node.name, $0.node, $0.port) })
             }
             // Each image a program keeps is rendered whole: a pass of its own.
-            for output in node.declaration.outputs where keeping.contains(node.name) && output.type == .image {
-                passes.append(
-                    Pass(node: node.name, op: node.declaration.op, kind: .kept, images: [], estimatedPixels: 0))
-                let image = PortReference(node: node.name, port: output.name, namesPort: true, location: node.location)
-                roots.append([(node.name, image)])
+            for output in node.outputs where node.isKept && output.isImage {
+                passes.append(Pass(node: node.name, op: node.op, kind: .kept, images: [], estimatedPixels: 0))
+                roots.append([(node.name, node.name, output.name)])
             }
-        }
-
-        /// An image as graph files refer to it: the node alone for its first output.
-        func name(_ reference: PortReference) -> String {
-            byName[reference.node]?.declaration.outputs.first?.name == reference.port
-                ? reference.node : "\(reference.node).\(reference.port)"
         }
 
         // Who reads what in each pass: from each pass's roots up through the nodes that render lazily.
         var readers: [String: [Reader]] = [:]
         for (index, passRoots) in roots.enumerated() {
             var seen: Set<String> = []
-            var stack = passRoots.reversed().map { $0 }
-            while let (reader, reference) = stack.popLast() {
-                let image = name(reference)
+            var stack = Array(passRoots.reversed())
+            while let (reader, upstream, port) = stack.popLast() {
+                let image = name(upstream, port)
                 if !readers[image, default: []].contains(Reader(node: reader, pass: index)) {
                     readers[image, default: []].append(Reader(node: reader, pass: index))
                 }
-                guard seen.insert(image).inserted, let node = byName[reference.node] else { continue }
+                guard seen.insert(image).inserted, let node = byName[upstream] else { continue }
                 passes[index].images.append(image)
                 // A barrier's output holds its own results, made in its own pass, unless it reads its
                 // input again afterwards (normalize).
-                let access = node.declaration.access
-                let barrier = access == .sink || access == .global
-                if barrier && !(node.declaration.info.outputReadsInput && passOf[node.name] != index) { continue }
-                for (_, upstream) in pixelInputs(of: node).reversed() { stack.append((node.name, upstream)) }
+                if node.readsWholeImages && !(node.outputReadsInput && passOf[node.name] != index) { continue }
+                for input in node.pixelInputs.reversed() { stack.append((node.name, input.node, input.port)) }
             }
         }
 
         // Sizes: a source's from its header, another image's estimated as the largest it reads.
         var sizes: [String: (width: Int, height: Int)] = [:]
+        let area = { (size: (width: Int, height: Int)) in saturatingProduct(size.width, size.height) }
         for node in nodes {
             if let facts = sources[node.name] {
                 sizes[node.name] = (facts.width, facts.height)
-                continue
-            }
-            let read = pixelInputs(of: node).compactMap { sizes[$0.image.node] }
-            let area = { (size: (width: Int, height: Int)) in saturatingProduct(size.width, size.height) }
-            if let largest = read.max(by: { area($0) < area($1) }) {
+            } else if let largest = node.pixelInputs.compactMap({ sizes[$0.node] }).max(by: { area($0) < area($1) }) {
                 sizes[node.name] = largest
             }
         }
 
         var images: [ImagePlan] = []
         for node in nodes {
-            for output in node.declaration.outputs where output.type == .image {
-                let image = name(PortReference(node: node.name, port: output.name, namesPort: true, location: node.location))
+            for output in node.outputs where output.isImage {
+                let image = name(node.name, output.name)
                 let imageReaders = readers[image] ?? []
                 var plan = ImagePlan(
-                    image: image, node: node.name, port: output.name, op: node.declaration.op, readers: imageReaders,
+                    image: image, node: node.name, port: output.name, op: node.op, readers: imageReaders,
                     decision: .stream, reason: "one reader in each pass", size: sizes[node.name],
                     sizeIsKnown: sources[node.name] != nil)
                 let passCount = plan.passes.count
-                let perPass = Dictionary(grouping: imageReaders, by: \.pass).values.map {
-                    Set($0.map(\.node)).count
-                }
-                let source = node.declaration.access == .source && !supplied.contains(node.name)
+                let perPass = Dictionary(grouping: imageReaders, by: \.pass).values.map { Set($0.map(\.node)).count }
+                let mostInOnePass = perPass.max() ?? 0
+                let source = node.access == .source && !node.isSupplied
                 let facts = sources[node.name]
-                let reorders = imageReaders.contains { byName[$0.node]?.declaration.access == .geometry }
+                let reorders = imageReaders.contains { byName[$0.node]?.access == .geometry }
                 if imageReaders.isEmpty {
                     plan.decision = .unread
                     plan.reason = "no node reads its pixels"
                 } else if source && passCount > 1 {
                     plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
                     plan.reason = "read in \(passCount) passes: decoded once, kept until the last"
-                } else if source && facts?.sequential == true && (perPass.max() ?? 0) > 1 && reorders {
+                } else if source && facts?.sequential == true && mostInOnePass > 1 && reorders {
                     plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
                     plan.reason = "decoded front to back, and its readers ask for rows in different orders"
-                } else if (perPass.max() ?? 0) > 1 {
+                } else if mostInOnePass > 1 {
                     plan.decision = .shared
-                    plan.reason = "\(perPass.max() ?? 0) readers in one pass: cells kept while they overlap"
+                    plan.reason = "\(mostInOnePass) readers in one pass: cells kept while they overlap"
                 } else if passCount > 1 {
-                    let holds = node.declaration.access == .global && !node.declaration.info.outputReadsInput
+                    let holds = node.access == .global && !node.outputReadsInput
                     plan.reason =
                         holds
                         ? "the node's own results, read in \(passCount) passes"
@@ -276,7 +289,7 @@ extension RenderPlan {
             for image in passes[index].images {
                 guard let plan = images.first(where: { $0.image == image }) else { continue }
                 if case .materialize = plan.decision, !rendered.insert(image).inserted { continue }
-                if let size = plan.size { pixels = saturatingSum(pixels, saturatingProduct(size.width, size.height)) }
+                if let size = plan.size { pixels = saturatingSum(pixels, area(size)) }
             }
             passes[index].estimatedPixels = Swift.max(1, pixels)
         }

@@ -157,13 +157,14 @@ private final class StoreMemory: @unchecked Sendable {
         }
         let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array((folder + "/tessera-image-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let fd = template.withUnsafeMutableBufferPointer { name in name.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else {
-            throw ImageError(message: "cannot make a temporary file in \(folder) to keep the image whole: \(Self.lastError)")
+            throw ImageError(
+                message: "cannot make a temporary file in \(folder) to keep the image whole: \(Self.lastError)")
         }
         defer { close(fd) }
         // Unlinked at once: the mapping keeps the data, and no exit can leave the file behind.
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        template.withUnsafeBufferPointer { name in _ = name.baseAddress.map { unlink($0) } }
         // Blocks reserved now: a sparse file would meet a full disk as SIGBUS on some later write.
         let reserved = posix_fallocate(fd, 0, off_t(count))
         guard reserved == 0 else {

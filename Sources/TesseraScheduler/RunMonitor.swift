@@ -99,6 +99,7 @@ public final class Cancellation: Sendable {
 
 /// The run was cancelled before it finished.
 public struct CancellationError: Error, Sendable, CustomStringConvertible {
+    public init() {}
     public var description: String { "interrupted" }
 }
 
@@ -128,8 +129,8 @@ struct TraceSpan: Sendable {
 
 /// Collects what a run did: per-node time and pixels, trace spans, progress. Shared by every source
 /// the scheduler wraps; updated once per rendered region.
-final class RunMonitor: Sendable {
-    let options: RunOptions
+package final class RunMonitor: Sendable {
+    package let options: RunOptions
     let start = DispatchTime.now().uptimeNanoseconds
     private let stats = Mutex<[String: NodeStats]>([:])
     private let spans = Mutex<[TraceSpan]>([])
@@ -139,16 +140,16 @@ final class RunMonitor: Sendable {
     let background = DispatchGroup()
 
     /// The run is over: work ahead of need stops at its next tile, and the run waits for it.
-    func finish() {
+    package func finish() {
         finished.store(true, ordering: .relaxed)
         background.wait()
     }
 
     var isFinished: Bool { finished.load(ordering: .relaxed) }
 
-    init(options: RunOptions) { self.options = options }
+    package init(options: RunOptions) { self.options = options }
 
-    var cancellation: Cancellation { options.cancellation }
+    package var cancellation: Cancellation { options.cancellation }
 
     /// How far a run is: its stages (the plan's passes: the nodes that read whole images, sinks and
     /// global nodes, and the outputs it keeps), each weighing what it renders, each from 0 to 1 by the
@@ -174,12 +175,12 @@ final class RunMonitor: Sendable {
 
     /// Sets the stages the run has, by weight (the pixels each is estimated to render), before the
     /// first begins.
-    func planStages(_ weights: [Double]) {
+    package func planStages(_ weights: [Double]) {
         progress.withLock { $0.weights = weights.isEmpty ? [1] : weights.map { Swift.max($0, 0) } }
     }
 
     /// A stage starts that will read `pixels` (its inputs' pixels, all read once).
-    func beginStage(pixels: Int) {
+    package func beginStage(pixels: Int) {
         progress.withLock {
             $0.total = pixels
             $0.done = 0
@@ -187,7 +188,7 @@ final class RunMonitor: Sendable {
     }
 
     /// The stage is over, however much of its input it read.
-    func endStage() {
+    package func endStage() {
         progress.withLock { state in
             state.completed += 1
             state.total = 0
@@ -217,7 +218,7 @@ final class RunMonitor: Sendable {
 
     /// Times `body` as node `node`'s rendering of `region`, excluding the time spent in the nodes it
     /// reads (which time themselves).
-    func measure<T>(node: String, op: String, region: Rect, _ body: () throws -> T) throws -> T {
+    package func measure<T>(node: String, op: String, region: Rect, _ body: () throws -> T) throws -> T {
         let worker = Worker.current
         let outerChildren = worker.childNanos
         worker.childNanos = 0
@@ -239,7 +240,7 @@ final class RunMonitor: Sendable {
         return try body()
     }
 
-    func recordCache(node: String, op: String, bytes: Int) {
+    package func recordCache(node: String, op: String, bytes: Int) {
         stats.withLock { stats in
             var entry =
                 stats[node] ?? NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)
@@ -248,7 +249,7 @@ final class RunMonitor: Sendable {
         }
     }
 
-    func report(order: [String]) -> RunReport {
+    package func report(order: [String]) -> RunReport {
         let stats = self.stats.withLock { $0 }
         let ordered = order.compactMap { stats[$0] }
         return RunReport(

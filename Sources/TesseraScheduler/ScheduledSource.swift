@@ -5,7 +5,7 @@ import TesseraCore
 /// A node's output as the scheduler serves it: every region rendered is timed and traced, cancellation
 /// is checked first, and, when readers would otherwise render the same pixels twice (overlapping
 /// margins, several readers, a front-to-back decoder), regions come from a cache of grid cells.
-final class ScheduledSource: PixelSource {
+package final class ScheduledSource: PixelSource {
     let node: String
     let op: String
     let inner: any PixelSource
@@ -18,7 +18,7 @@ final class ScheduledSource: PixelSource {
     /// For a front-to-back source: the first cell row not yet asked of it.
     private let nextSequentialRow = Atomic<Int>(0)
 
-    init(node: String, op: String, image: Image, monitor: RunMonitor) {
+    package init(node: String, op: String, image: Image, monitor: RunMonitor) {
         self.node = node
         self.op = op
         self.inner = image.source
@@ -28,10 +28,10 @@ final class ScheduledSource: PixelSource {
         if image.source.prefersSequentialRows { enableCache(rows: 2) }
     }
 
-    var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
+    package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
 
     /// Keeps at least `rows` rows of cells (a reader's margin plus the row it renders).
-    func enableCache(rows: Int) {
+    package func enableCache(rows: Int) {
         let tile = monitor.options.tileSize
         cache.withLock { cache in
             let cellWidth = inner.prefersSequentialRows ? extent.width : tile
@@ -43,7 +43,7 @@ final class ScheduledSource: PixelSource {
     }
 
     /// Keeps the image whole once rendered (the plan's "materialize"), in cells as the cache's.
-    func materialize(_ facts: RenderPlan.SourceFacts, inFile: Bool) throws {
+    package func materialize(_ facts: RenderPlan.SourceFacts, inFile: Bool) throws {
         let tile = monitor.options.tileSize
         let made = try ImageStore(
             facts: facts, cellWidth: inner.prefersSequentialRows ? extent.width : tile, cellHeight: tile,
@@ -52,7 +52,7 @@ final class ScheduledSource: PixelSource {
         monitor.recordCache(node: node, op: op, bytes: made.bytes)
     }
 
-    func render(into target: inout PixelBuffer) throws {
+    package func render(into target: inout PixelBuffer) throws {
         if monitor.cancellation.isCancelled { throw CancellationError() }
         if let store = store.withLock({ $0 }) {
             try render(into: &target, from: store)
@@ -143,9 +143,9 @@ final class ScheduledSource: PixelSource {
 
 /// An error thrown while rendering a node's pixels, with the node it came from: pixels render lazily,
 /// when a sink reads them, and the error must name the node that failed, not the sink.
-struct RenderFailure: Error {
-    let node: String
-    let error: any Error
+package struct RenderFailure: Error {
+    package let node: String
+    package let error: any Error
 }
 
 /// Rendered cells of one image, the topmost dropped first. A cell being rendered by one worker

@@ -11,7 +11,7 @@ import TesseraCore
 /// writer, as libvips' write-behind: the writer writes one band while the next ones render. A writer
 /// reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its file's samples,
 /// which the workers encode as each tile renders.
-final class ParallelSource: PixelSource {
+package final class ParallelSource: PixelSource {
     let image: Image
     private let monitor: RunMonitor
     private let role: Role
@@ -26,12 +26,12 @@ final class ParallelSource: PixelSource {
     static let prefetchLimit = 64 << 20
 
     /// Who reads: a writer gets bands rendered ahead of it; both count towards the run's progress.
-    enum Role {
+    package enum Role {
         case sink
         case global
     }
 
-    init(image: Image, monitor: RunMonitor, role: Role) {
+    package init(image: Image, monitor: RunMonitor, role: Role) {
         self.image = image
         self.monitor = monitor
         self.role = role
@@ -157,7 +157,7 @@ final class ParallelSource: PixelSource {
     /// which still reads this input) render straight from the input on the asking thread. Waiting there
     /// for bands that new Dispatch workers would render starves Dispatch's pool, whose threads are the
     /// ones waiting. The bands kept are dropped.
-    func passThrough() {
+    package func passThrough() {
         direct.store(true, ordering: .releasing)
         state.withLock { state in
             for band in state.bands.values { band.abandonUnclaimed() }
@@ -166,7 +166,7 @@ final class ParallelSource: PixelSource {
         }
     }
 
-    func render(into target: inout PixelBuffer) throws {
+    package func render(into target: inout PixelBuffer) throws {
         guard !target.region.isEmpty else { return }
         guard !direct.load(ordering: .acquiring), let bands = try bands(for: target.region, mode: .floats) else {
             // After a global node's barrier, or for a writer whose bands hold file samples.
@@ -176,7 +176,7 @@ final class ParallelSource: PixelSource {
         for band in bands { copy(band, into: &target) }
     }
 
-    func encode(
+    package func encode(
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
         rowBytes: Int
     ) throws {

@@ -1,0 +1,27 @@
+import TesseraCore
+import TesseraScheduler
+
+extension RenderPlan {
+    /// The plan for running the graph nodes `nodes` (in running order): `keeping` names nodes whose
+    /// outputs a program keeps, `supplied` nodes whose values a program gives.
+    init(
+        nodes: [GraphNode], keeping: Set<String> = [], supplied: Set<String> = [],
+        sources: [String: SourceFacts] = [:], diskThreshold: Int = RunOptions.defaultDiskThreshold
+    ) {
+        let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let planned = nodes.map { node in
+            let pixelInputs = node.inputs.keys.sorted().compactMap { name -> (node: String, port: String)? in
+                guard let reference = node.inputs[name], node.declaration.input(named: name)?.readsPixels == true,
+                    byName[reference.node]?.declaration.output(named: reference.port)?.type == .image
+                else { return nil }
+                return (reference.node, reference.port)
+            }
+            return Node(
+                name: node.name, op: node.declaration.op, access: node.declaration.access,
+                outputReadsInput: node.declaration.info.outputReadsInput,
+                outputs: node.declaration.outputs.map { ($0.name, $0.type == .image) }, pixelInputs: pixelInputs,
+                isKept: keeping.contains(node.name), isSupplied: supplied.contains(node.name))
+        }
+        self.init(nodes: planned, sources: sources, diskThreshold: diskThreshold)
+    }
+}
