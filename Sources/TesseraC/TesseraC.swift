@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 import Tessera
 
 // The C API of include/tessera.h (Sources/CTessera), built as libtessera.so. Only C types cross: a graph
 // is an opaque pointer to a retained `GraphHandle`; messages are C strings the library owns.
 
 /// The nodes graphs loaded through the C API may use: the built-ins and the plugins loaded so far.
-private let sharedCatalog = Mutex(Catalog.builtin())
+private let sharedCatalog = Locked(Catalog.builtin())
 
 /// A graph as C holds it: where it came from, so that it can be validated again with more overrides.
 final class GraphHandle {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Synchronization
 import Tessera
 
 /// What every command that reads graph files shares: `--set` overrides, loading, and error reporting.
@@ -270,7 +269,7 @@ final class Interrupt {
 
 /// A one-line progress bar on stderr, redrawn when the shown percentage changes.
 final class ProgressBar: Sendable {
-    private let shown = Mutex(-1)
+    private let shown = Locked(-1)
 
     func show(_ fraction: Double) {
         let percent = Int(fraction * 100)

@@ -1,4 +1,3 @@
-import Synchronization
 import TesseraCore
 
 /// A source for images that can only be produced whole: a JPEG turned by its EXIF orientation, and the
@@ -8,7 +7,7 @@ import TesseraCore
 /// - Cost: the whole image in memory, Float32. Upright PNG and JPEG stream instead (``RowStreamSource``).
 final class DecodeOnceSource: PixelSource, Sendable {
     private let decode: @Sendable () throws -> PixelBuffer
-    private let state = Mutex<Result<PixelBuffer, any Error>?>(nil)
+    private let state = Locked<Result<PixelBuffer, any Error>?>(nil)
 
     init(decode: @escaping @Sendable () throws -> PixelBuffer) {
         self.decode = decode

@@ -1,4 +1,3 @@
-import Synchronization
 import TesseraCore
 
 /// A decoder that produces an image's rows once, top to bottom (PNG, JPEG).
@@ -42,7 +41,7 @@ final class RowStreamSource: PixelSource, Sendable {
     }
 
     private let open: @Sendable () throws -> any RowDecoder
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(open: @escaping @Sendable () throws -> any RowDecoder) {
         self.open = open

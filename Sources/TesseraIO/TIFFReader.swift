@@ -90,7 +90,7 @@ public final class TIFFReader: PixelSource, Sendable {
     static let recentChunkBytes = 16 << 20
 
     private let geometry: Geometry
-    private let handle: Mutex<Handle?>
+    private let handle: Locked<Handle?>
     private let chunks = Atomic<Int>(0)
     private let rgbaImage: DecodeOnceSource?
 
@@ -113,7 +113,7 @@ public final class TIFFReader: PixelSource, Sendable {
             throw error
         }
         self.path = path
-        self.handle = Mutex(Handle(tiff: tiff))
+        self.handle = Locked(Handle(tiff: tiff))
         if geometry.viaRGBA {
             // Captures the handle mutex weakly through a box so the source does not keep the reader alive.
             let box = WeakReader()

@@ -1,7 +1,6 @@
 @_exported import TesseraCore
 import CTesseraPlugin
 import Foundation
-import Synchronization
 import TesseraEngine
 
 /// The Swift plugin SDK: write nodes exactly as Tessera's built-ins are written (a `Node` struct with
@@ -27,7 +26,7 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
     let catalog: Catalog?
     let table: UnsafeMutablePointer<tessera_plugin>
 
-    private static let shared = Mutex<Exported?>(nil)
+    private static let shared = Locked<Exported?>(nil)
 
     static func table(for types: [any Node.Type]) -> UnsafeRawPointer {
         shared.withLock { shared in

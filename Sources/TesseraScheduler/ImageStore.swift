@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import TesseraCore
 
 #if canImport(Glibc)
@@ -23,7 +22,7 @@ final class ImageStore: Sendable {
     private let rowBytes: Int
     private let encoder: SampleEncoder
     private let columns: Int
-    private let cells: Mutex<[CellState]>
+    private let cells: Locked<[CellState]>
 
     private enum CellState {
         case empty
@@ -33,7 +32,7 @@ final class ImageStore: Sendable {
 
     private final class Pending: Sendable {
         let group = DispatchGroup()
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = Locked<(any Error)?>(nil)
     }
 
     /// A store for `facts`' image, cells of `cellWidth` x `cellHeight`; throws when the bytes cannot be
@@ -49,7 +48,7 @@ final class ImageStore: Sendable {
         encoder = Samples.encoder(channels: channels, fileChannels: format.channels, depth: format.depth)
         columns = (facts.width + cellWidth - 1) / cellWidth
         let rows = (facts.height + cellHeight - 1) / cellHeight
-        cells = Mutex(Array(repeating: .empty, count: columns * rows))
+        cells = Locked(Array(repeating: .empty, count: columns * rows))
     }
 
     /// Whether the store keeps its bytes in a temporary file.

@@ -17,7 +17,7 @@ package final class ParallelSource: PixelSource {
     private let role: Role
     private let tile: Int
     private let bandCount: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Set by ``passThrough()``.
     private let direct = Atomic<Bool>(false)
 
@@ -38,7 +38,7 @@ package final class ParallelSource: PixelSource {
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
-        state = Mutex(State(freeIDs: Array((1...Swift.max(1, monitor.options.threads)).reversed())))
+        state = Locked(State(freeIDs: Array((1...Swift.max(1, monitor.options.threads)).reversed())))
     }
 
     /// One row of tiles across the whole width, and the memory its tiles are written into.

@@ -132,9 +132,9 @@ struct TraceSpan: Sendable {
 package final class RunMonitor: Sendable {
     package let options: RunOptions
     let start = DispatchTime.now().uptimeNanoseconds
-    private let stats = Mutex<[String: NodeStats]>([:])
-    private let spans = Mutex<[TraceSpan]>([])
-    private let progress = Mutex(Progress())
+    private let stats = Locked<[String: NodeStats]>([:])
+    private let spans = Locked<[TraceSpan]>([])
+    private let progress = Locked(Progress())
     private let finished = Atomic<Bool>(false)
     /// Work started ahead of need (a sink's next band); the run waits for it before returning.
     let background = DispatchGroup()

@@ -12,9 +12,9 @@ package final class ScheduledSource: PixelSource {
     let extent: Rect
     let channels: Int
     private let monitor: RunMonitor
-    private let cache = Mutex<TileCache?>(nil)
+    private let cache = Locked<TileCache?>(nil)
     /// Set when the plan keeps this image whole; then it serves every request, instead of the cache.
-    private let store = Mutex<ImageStore?>(nil)
+    private let store = Locked<ImageStore?>(nil)
     /// For a front-to-back source: the first cell row not yet asked of it.
     private let nextSequentialRow = Atomic<Int>(0)
 
@@ -158,7 +158,7 @@ final class TileCache: Sendable {
 
     private final class Pending: Sendable {
         let group = DispatchGroup()
-        let result = Mutex<Result<PixelBuffer, any Error>?>(nil)
+        let result = Locked<Result<PixelBuffer, any Error>?>(nil)
     }
 
     private enum Entry {
@@ -179,7 +179,7 @@ final class TileCache: Sendable {
     let cellHeight: Int
     let rows: Int
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(cellWidth: Int, cellHeight: Int, rows: Int, capacity: Int) {
         self.cellWidth = cellWidth

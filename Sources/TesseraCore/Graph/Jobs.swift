@@ -29,7 +29,7 @@ public struct Jobs: Sendable {
     /// rethrown once all jobs ended; jobs not started yet when one fails are skipped.
     public func map<T: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
         guard count > 0 else { return [] }
-        let results = Mutex<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
+        let results = Locked<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
         let failed = Atomic<Bool>(false)
         withoutActuallyEscaping(body) { body in
             let job: @Sendable (Int) -> Void = { index in
