@@ -10,6 +10,10 @@
 # kept in out/fuzz/CAMPAIGN/ for the next run; a crash is written to out/fuzz/crashes/ and makes the
 # script exit 1 (add it to a broken-file or broken-graph table, then fix it). Prints, per campaign, the
 # executions, the coverage libFuzzer counted and the corpus size.
+#
+# FUZZ_TIMEOUT (seconds, default 10) is how long one input may take before it counts as a finding. It is
+# wall-clock time: on a machine busy with builds, a low-priority campaign can be starved for longer than
+# that by an input that takes milliseconds, so long runs beside other work raise it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -36,7 +40,7 @@ for campaign in "${campaigns[@]}"; do
     # -max_len: seeds and findings stay small enough to run fast; -rss_limit_mb: a decoder that asks
     # for more than its budget allows is a finding too.
     if ! TESSERA_FUZZ_INPUT=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
-        -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="out/fuzz/crashes/$campaign-" >"$log" 2>&1; then
         status=1
         echo "$campaign: FOUND A CRASH (see $log and out/fuzz/crashes/)"

@@ -87,7 +87,6 @@ extension Graph {
             for reference in node.references { remainingReaders[reference.node, default: 0] += 1 }
         }
         for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
-        let readers = remainingReaders
         var values: [String: NodeValue] = [:]  // "node.port"
         // Progress stages: the plan's passes, each weighing the pixels it is estimated to render.
         monitor.planStages(plan.passes.map { Double($0.estimatedPixels) })
