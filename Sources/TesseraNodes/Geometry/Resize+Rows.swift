@@ -14,9 +14,16 @@ extension Resize {
     /// - Cost: the two passes of the kernels, as the node's. Memory: the input rows one batch of
     ///   output rows reads, filtered to the output's width (16 output rows: 16 * scale plus the
     ///   filter's reach), and one batch of input rows, whatever the image's size.
-    static func streamed(_ input: Image, to size: (width: Int, height: Int), interpolation: Interpolation) -> Image {
+    ///
+    /// `part`, when given, is the part of the input mapped onto the output (`ImageInfo.content`: a
+    /// shrunk image's partial blocks); by default the whole input.
+    static func streamed(
+        _ input: Image, to size: (width: Int, height: Int), interpolation: Interpolation,
+        part: (x: Double, y: Double, width: Double, height: Double)? = nil
+    ) -> Image {
         let kernel = Kernel(
-            input: (input.width, input.height), output: size, layout: input.layout, interpolation: interpolation)
+            input: (input.width, input.height), output: size, layout: input.layout, interpolation: interpolation,
+            part: part)
         return Image(
             width: size.width, height: size.height, layout: input.layout, depth: input.depth,
             source: RowStreamSource { Rows(input: input, kernel: kernel) })

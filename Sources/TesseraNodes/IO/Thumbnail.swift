@@ -109,9 +109,13 @@ struct Thumbnail: Node {
         let box = size.map { (width: Optional($0), height: Optional($0)) } ?? (width, height)
         let target = Self.fitted(full, in: box, fit: fit)
         let shrink = shrinkOnLoad && header.format == .jpeg ? Self.jpegShrink(from: full, to: target) : 1
-        let (_, decoded) = try ImageFile.load(path: file, options: decodeOptions(shrink: shrink))
+        let (info, decoded) = try ImageFile.load(path: file, options: decodeOptions(shrink: shrink))
         if decoded.width == target.width && decoded.height == target.height { return NodeOutputs(.image(decoded)) }
-        return NodeOutputs(.image(Resize.streamed(decoded, to: target, interpolation: interpolation)))
+        // The file's own pixels, not the partial blocks' padding, map onto the thumbnail.
+        return NodeOutputs(
+            .image(
+                Resize.streamed(
+                    decoded, to: target, interpolation: interpolation, part: shrink > 1 ? info.content : nil)))
     }
 
     private func decodeOptions(shrink: Int) -> DecodeOptions {
