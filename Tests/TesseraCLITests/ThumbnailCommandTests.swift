@@ -89,72 +89,58 @@ import TesseraIO
         }
     }
 
-    static let mistakes: [(arguments: [String], message: String, status: Int32)] = [
-        (["thumbnail", "missing.jpg", "out.png", "--size", "20"], "Error: missing.jpg: no such file", 1),
-        (["thumbnail", "in.jpg", "out.png"], "Error: Missing expected argument '--size <size>'", 2),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "0"],
-            "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not '0'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "big"],
-            "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not 'big'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "x"],
-            "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not 'x'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20x20x20"],
-            "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not "
-                + "'20x20x20'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "1000001"],
-            "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not "
-                + "'1000001'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20", "--fit", "sideways"],
-            "Error: --fit must be one of down, both, up, force, not 'sideways'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20!", "--fit", "down"],
-            "Error: --size '20!' asks for fit force, --fit for down: give one", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20", "--interpolation", "cubic"],
-            "Error: --interpolation must be one of nearest, bilinear, bicubic, lanczos3, not 'cubic'", 2
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.gif", "--size", "20"],
-            "Error: out.gif: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg", 1
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.jpg", "--size", "20", "--quality", "0"],
-            "Error: out.jpg: quality must be from 1 to 100, not 0", 1
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20", "--depth", "float"],
-            "Error: out.png: PNG holds 8- or 16-bit samples, not float", 1
-        ),
-        (
-            ["thumbnail", "in.jpg", "no/out.png", "--size", "20"],
-            "Error: no/out.png: cannot write: the folder no does not exist", 1
-        ),
-        (
-            ["thumbnail", "in.jpg", "out.png", "--size", "20", "--max-pixels", "100"],
-            "Error: in.jpg: 40x24 is more than the limit of 100 pixels (raise the limit: --max-pixels, or "
-                + "maxPixels in a graph)", 1
-        ),
-    ]
+    /// `tessera thumbnail` with these arguments, the line it must print and its status.
+    static let mistakes: [(arguments: [String], message: String, status: Int32)] =
+        ["0", "big", "x", "20x20x20", "1000001"].map { size in
+            (
+                ["in.jpg", "out.png", "--size", size],
+                "Error: --size must be N, WxH, Wx or xH, each from 1 to 1000000, and may end in >, < or !; not "
+                    + "'\(size)'", 2
+            )
+        } + [
+            (["missing.jpg", "out.png", "--size", "20"], "Error: missing.jpg: no such file", 1),
+            (["in.jpg", "out.png"], "Error: Missing expected argument '--size <size>'", 2),
+            (
+                ["in.jpg", "out.png", "--size", "20", "--fit", "sideways"],
+                "Error: --fit must be one of down, both, up, force, not 'sideways'", 2
+            ),
+            (
+                ["in.jpg", "out.png", "--size", "20!", "--fit", "down"],
+                "Error: --size '20!' asks for fit force, --fit for down: give one", 2
+            ),
+            (
+                ["in.jpg", "out.png", "--size", "20", "--interpolation", "cubic"],
+                "Error: --interpolation must be one of nearest, bilinear, bicubic, lanczos3, not 'cubic'", 2
+            ),
+            (
+                ["in.jpg", "out.gif", "--size", "20"],
+                "Error: out.gif: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg", 1
+            ),
+            (
+                ["in.jpg", "out.jpg", "--size", "20", "--quality", "0"],
+                "Error: out.jpg: quality must be from 1 to 100, not 0", 1
+            ),
+            (
+                ["in.jpg", "out.png", "--size", "20", "--depth", "float"],
+                "Error: out.png: PNG holds 8- or 16-bit samples, not float", 1
+            ),
+            (
+                ["in.jpg", "no/out.png", "--size", "20"],
+                "Error: no/out.png: cannot write: the folder no does not exist", 1
+            ),
+            (
+                ["in.jpg", "out.png", "--size", "20", "--max-pixels", "100"],
+                "Error: in.jpg: 40x24 is more than the limit of 100 pixels (raise the limit: --max-pixels, or "
+                    + "maxPixels in a graph)", 1
+            ),
+        ]
 
     /// Each mistake: the exact line, its status, no signal, and nothing written.
     @Test(arguments: Self.mistakes)
     func mistakesAreOneLine(_ mistake: (arguments: [String], message: String, status: Int32)) throws {
         let (arguments, message, status) = mistake
         try withPhoto { folder in
-            let result = try CLI.run(arguments, in: folder)
+            let result = try CLI.run(["thumbnail"] + arguments, in: folder)
             #expect(result.status == status && !result.signaled, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(result.stderr)")

@@ -13,7 +13,7 @@ extension Resize {
     ///
     /// - Cost: the two passes of the kernels, as the node's. Memory: the input rows one batch of
     ///   output rows reads, filtered to the output's width (16 output rows: 16 * scale plus the
-    ///   filter's reach), and one batch of input rows, whatever the image's size.
+    ///   filter's reach), and 64 input rows, whatever the image's size.
     ///
     /// `part`, when given, is the part of the input mapped onto the output (`ImageInfo.content`: a
     /// shrunk image's partial blocks); by default the whole input.
@@ -49,6 +49,8 @@ extension Resize {
 
         /// Output rows made at a time.
         static let batch = 16
+        /// Input rows read and filtered across at a time.
+        static let inputRows = 64
 
         init(input: Image, kernel: Kernel) {
             self.input = input
@@ -91,11 +93,12 @@ extension Resize {
             var next = PixelBuffer(
                 region: Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count), channels: channels)
             if firstNew > rows.lowerBound { next.copy(from: window) }
-            if firstNew < rows.upperBound {
-                inputRows.reshape(
-                    to: Rect(x: 0, y: firstNew, width: input.width, height: rows.upperBound - firstNew))
+            // A few input rows at a time: a big shrink reads hundreds of full-width rows per batch.
+            for top in stride(from: firstNew, to: rows.upperBound, by: Self.inputRows) {
+                let count = Swift.min(Self.inputRows, rows.upperBound - top)
+                inputRows.reshape(to: Rect(x: 0, y: top, width: input.width, height: count))
                 try input.render(into: &inputRows)
-                filtered.reshape(to: Rect(x: 0, y: firstNew, width: width, height: rows.upperBound - firstNew))
+                filtered.reshape(to: Rect(x: 0, y: top, width: width, height: count))
                 rowsPass.render(into: &filtered, from: [inputRows])
                 next.copy(from: filtered)
             }
