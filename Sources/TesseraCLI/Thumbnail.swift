@@ -73,16 +73,20 @@ struct Thumbnail: ParsableCommand {
         return Box(width: width, height: height, fit: fit)
     }
 
+    /// The built-in nodes, read once: the help, the checks and the run all ask (building a catalog
+    /// reflects every node's declaration, a few milliseconds each time).
+    static let catalog = Catalog.builtin()
+
     /// The words the thumbnail node's choice parameter `name` takes, from its declaration.
     static func words(_ name: String) -> [String] {
-        let parameter = Catalog.builtin().declaration(op: "thumbnail")?.parameters.first { $0.name == name }
+        let parameter = catalog.declaration(op: "thumbnail")?.parameters.first { $0.name == name }
         guard case .choice(let words)? = parameter?.type else { return [] }
         return words
     }
 
     /// `name`'s words and default, for the help: "One of down, both, up, force (default: down).".
     static func choices(_ name: String) -> String {
-        let parameter = Catalog.builtin().declaration(op: "thumbnail")?.parameters.first { $0.name == name }
+        let parameter = catalog.declaration(op: "thumbnail")?.parameters.first { $0.name == name }
         let value = parameter?.defaultValue.map { " (default: \($0.text))" } ?? ""
         return "One of \(words(name).joined(separator: ", "))\(value)."
     }
@@ -133,7 +137,7 @@ struct Thumbnail: ParsableCommand {
         let graph: Graph
         do {
             // No base folder: paths stay as written, so messages name the files as the user did.
-            graph = try builder.build(catalog: .builtin(), baseFolder: "")
+            graph = try builder.build(catalog: Self.catalog, baseFolder: "")
         } catch {
             report(error.diagnostics)
             throw ExitCode(2)
