@@ -37,7 +37,8 @@ public enum ImageFile {
         guard factor > 1 else { return loaded }
         let (info, full) = loaded
         let shrunk = info.shrunk(by: factor)
-        let source = RowStreamSource { BlockAverageRows(image: full, factor: factor) }
+        // Averages are not 8- or 16-bit file samples: an image kept whole must stay Float32.
+        let source = RowStreamSource(givesFileSamples: false) { BlockAverageRows(image: full, factor: factor) }
         return (
             shrunk,
             Image(width: shrunk.width, height: shrunk.height, layout: full.layout, depth: full.depth, source: source)

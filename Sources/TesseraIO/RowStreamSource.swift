@@ -45,13 +45,16 @@ package final class RowStreamSource: PixelSource, Sendable {
     private let open: @Sendable () throws -> any RowDecoder
     private let state = Mutex(State())
 
-    package init(open: @escaping @Sendable () throws -> any RowDecoder) {
+    /// `givesFileSamples`: whether the decoder's rows are file samples as decoded (PNG and JPEG rows,
+    /// a DCT-scaled JPEG's too), not computed from them (block averages, a resize), so that a plan
+    /// may keep the image whole in its file's sample type.
+    package init(givesFileSamples: Bool = true, open: @escaping @Sendable () throws -> any RowDecoder) {
+        self.givesFileSamples = givesFileSamples
         self.open = open
     }
 
     package var prefersSequentialRows: Bool { true }
-    /// PNG and JPEG rows are scaled file samples.
-    package var givesFileSamples: Bool { true }
+    package let givesFileSamples: Bool
 
     /// How many times a request went back up and the decoding began again.
     var restarts: Int { state.withLock { $0.restarts } }

@@ -7,15 +7,53 @@ import Testing
 @Suite struct ShrinkOnLoadTests {
     static let photo = repositoryRoot.appendingPathComponent("Tests/TesseraNodesTests/Fixtures/shrink-photo.jpg")
 
-    /// The pixels each node rendered, by name, running `nodes` (with the photo as `PHOTO`).
+    static let png = repositoryRoot.appendingPathComponent("Tests/TesseraNodesTests/Fixtures/shrink-rgb.png")
+
+    /// Runs `nodes` (the JPEG photo as `PHOTO`, a PNG as `PNG`) in `folder`.
+    func run(_ nodes: [String], in folder: URL) throws -> RunReport {
+        let text = (["version: 1", "nodes:"] + nodes.map { "  " + $0 }).joined(separator: "\n")
+            .replacingOccurrences(of: "PHOTO", with: Self.photo.path)
+            .replacingOccurrences(of: "PNG", with: Self.png.path)
+        let file = folder.appendingPathComponent("g.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return try Graph.load(path: file.path, catalog: .builtin()).run()
+    }
+
+    /// The pixels each node rendered, by name, running `nodes`.
     func renderedPixels(_ nodes: [String]) throws -> [String: Int] {
         try withTemporaryFolder { folder in
-            let text = (["version: 1", "nodes:"] + nodes.map { "  " + $0 }).joined(separator: "\n")
-                .replacingOccurrences(of: "PHOTO", with: Self.photo.path)
-            let file = folder.appendingPathComponent("g.yaml")
-            try text.write(to: file, atomically: true, encoding: .utf8)
-            let report = try Graph.load(path: file.path, catalog: .builtin()).run()
+            let report = try run(nodes, in: folder)
             return Dictionary(uniqueKeysWithValues: report.nodes.map { ($0.node, $0.pixels) })
+        }
+    }
+
+    /// Block averages and a thumbnail's resized samples are not file samples (`givesFileSamples`):
+    /// read in two passes, such an image is kept whole in Float32, so each pass writes the samples a
+    /// single pass writes (in 8 bits they would be rounded to 1/255). A DCT-scaled JPEG's are file
+    /// samples, kept in 8 bits, and exact too.
+    @Test(arguments: [
+        "{ op: load, path: PNG, shrink: 4 }", "{ op: thumbnail, path: PHOTO, size: 24 }",
+        "{ op: load, path: PHOTO, shrink: 2 }",
+    ])
+    func computedShrinksKeptWholeKeepTheirSamples(_ node: String) throws {
+        try withTemporaryFolder { folder in
+            func saved(_ name: String) throws -> PixelBuffer {
+                try ImageFile.load(path: folder.appendingPathComponent(name).path).1.pixels()
+            }
+            let one = try run(["a: \(node)", "o: { op: save, input: a, path: one.tif, depth: float }"], in: folder)
+            #expect(one.plan?.image("a")?.decision == .stream)
+            let two = try run(
+                [
+                    "a: \(node)", "o: { op: save, input: a, path: x.tif, depth: float }",
+                    "p: { op: save, input: a, path: y.tif, depth: float }",
+                ], in: folder)
+            guard case .materialize = two.plan?.image("a")?.decision else {
+                Issue.record(
+                    "\(node) read in two passes is not kept whole: \(String(describing: two.plan?.image("a")))")
+                return
+            }
+            let single = try saved("one.tif")
+            #expect(try saved("x.tif") == single && saved("y.tif") == single, "\(node)")
         }
     }
 

@@ -26,7 +26,7 @@ extension Resize {
             part: part)
         return Image(
             width: size.width, height: size.height, layout: input.layout, depth: input.depth,
-            source: RowStreamSource { Rows(input: input, kernel: kernel) })
+            source: RowStreamSource(givesFileSamples: false) { Rows(input: input, kernel: kernel) })
     }
 
     /// The rows of a resize, in order: input rows filtered across into a window as wide as the output,
