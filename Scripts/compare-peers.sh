@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare-peers.sh: times Tessera against libvips (the vips CLI) and OpenCV on the same files.
 #
-# Usage: Scripts/compare-peers.sh [codecs] [filters] [memory] [accuracy]     (no argument: all four)
+# Usage: Scripts/compare-peers.sh [codecs] [filters] [memory] [accuracy] [thumbnail]  (no argument: all)
 #        TESSERA=path/to/tessera RUNS=9 FILTER_RUNS=5 WORK=/tmp/peers Scripts/compare-peers.sh filters
 #        TESSERA_SOURCE=worktree Scripts/compare-peers.sh    (build the working tree, not the commit)
 #
@@ -15,6 +15,9 @@
 #             tiled TIFF: Tessera must stay under 500 MB resident.
 #   accuracy  vips, OpenCV and Tessera blurs at sigma 20 against SciPy's gaussian_filter
 #             (Scripts/peers-accuracy.py).
+#   thumbnail `tessera thumbnail` against `vips thumbnail` on a 6400x4270 JPEG (27 MP, Q90) to 320 px:
+#             both decode at 1/8 (shrink-on-load); the issue asks at most 1.5x vips' time and 2x its
+#             peak memory. Also how far the thumbnail is from tessera's own without shrink-on-load.
 # Each job runs every tool once untimed, then RUNS (codecs) or FILTER_RUNS / MEMORY_RUNS times,
 # rotating which tool goes first; it prints each tool's median wall time, its peak resident memory
 # (largest over the runs, from GNU time) and Tessera's time over the tool's.
@@ -33,10 +36,10 @@ MEMORY_RUNS=${MEMORY_RUNS:-1}
 WORK=${WORK:-/tmp/tessera-peers}
 PYTHON=/usr/bin/python3 # Debian's, which python3-opencv and python3-scipy install into
 SECTIONS=("$@")
-((${#SECTIONS[@]})) || SECTIONS=(codecs filters memory accuracy)
+((${#SECTIONS[@]})) || SECTIONS=(codecs filters memory accuracy thumbnail)
 for section in "${SECTIONS[@]}"; do
     case $section in
-    codecs | filters | memory | accuracy) ;;
+    codecs | filters | memory | accuracy | thumbnail) ;;
     *)
         sed -n '3,6p' "$0" >&2
         exit 2
@@ -434,6 +437,60 @@ accuracy() {
         outputs+=("tessera=t-blur20.tif")
     fi
     $PYTHON "$ROOT/Scripts/peers-accuracy.py" in8k.tif 20 "${outputs[@]}" | sed 's/^/   /'
+}
+
+# ---------------------------------------------------------------------------------------------------
+# thumbnail: `tessera thumbnail` against `vips thumbnail`, 6400x4270 JPEG to 320 px, median of RUNS.
+#
+# The astronaut x12.5 (6400x6400, vips' lanczos3), centre crop 6400x4270, JPEG Q90 (4:4:4, as vips
+# writes Q>=90). Both write a PNG; vips sizes it 320x213 (it rounds down), tessera 320x214.
+thumbnail() {
+    echo
+    echo "== thumbnail: tessera thumbnail vs vips thumbnail, 6400x4270 JPEG Q90 to 320 px, median of $RUNS"
+    if [[ $(vipsheader -f width big-thumb.jpg 2>/dev/null) != 6400 ]]; then
+        vips resize "$ROOT/Examples/images/astronaut.png" big-thumb.v 12.5
+        vips extract_area big-thumb.v "big-thumb.jpg[Q=90]" 0 1065 6400 4270
+        rm -f big-thumb.v
+    fi
+    if ! "$TESSERA" thumbnail --help >/dev/null 2>&1; then
+        echo "   no thumbnail command in this tessera build: skipped"
+        return
+    fi
+    rm -f vthumb.txt vthumb.txt.out tthumb.txt tthumb.txt.out
+    vips thumbnail big-thumb.jpg v-thumb.png 320 && "$TESSERA" thumbnail big-thumb.jpg t-thumb.png --size 320 # warm-up
+    local i
+    for ((i = 0; i < RUNS; i++)); do
+        if ((i % 2 == 0)); then
+            run vthumb.txt vips thumbnail big-thumb.jpg v-thumb.png 320
+            run tthumb.txt "$TESSERA" thumbnail big-thumb.jpg t-thumb.png --size 320
+        else
+            run tthumb.txt "$TESSERA" thumbnail big-thumb.jpg t-thumb.png --size 320
+            run vthumb.txt vips thumbnail big-thumb.jpg v-thumb.png 320
+        fi
+    done
+    local v t vm tm time_ratio memory_ratio
+    v=$(median <vthumb.txt)
+    t=$(median <tthumb.txt)
+    vm=$(peak_mb vthumb.txt)
+    tm=$(peak_mb tthumb.txt)
+    time_ratio=$(echo "$t / $v" | bc -l)
+    memory_ratio=$(echo "$tm / $vm" | bc -l)
+    printf '   %-34s %9s %8s\n' tool "median s" "peak MB"
+    printf '   %-34s %9.3f %8s\n' "vips thumbnail ($(vipsheader -f width v-thumb.png)x$(vipsheader -f height \
+        v-thumb.png))" "$v" "$vm"
+    printf '   %-34s %9.3f %8s\n' "tessera thumbnail ($(vipsheader -f width t-thumb.png)x$(vipsheader -f height \
+        t-thumb.png))" "$t" "$tm"
+    printf '   time %.2fx vips (target 1.5x): %s; peak memory %.2fx vips (target 2x): %s\n' "$time_ratio" \
+        "$([[ $(echo "$time_ratio <= 1.5" | bc) == 1 ]] && echo PASS || echo FAIL)" "$memory_ratio" \
+        "$([[ $(echo "$memory_ratio <= 2" | bc) == 1 ]] && echo PASS || echo FAIL)"
+    # What shrink-on-load costs: the same thumbnail from a full decode, timed once, and the difference.
+    run tfull.txt "$TESSERA" thumbnail big-thumb.jpg t-full.png --size 320 --no-shrink-on-load
+    vips subtract t-thumb.png t-full.png diff.v
+    vips abs diff.v absdiff.v
+    printf '   without shrink-on-load: %.3f s, %s MB; max |difference| %s, mean %.3f (levels of 255)\n' \
+        "$(tail -n 1 tfull.txt | cut -d' ' -f1)" "$(peak_mb tfull.txt)" "$(vips max absdiff.v)" "$(vips avg absdiff.v)"
+    rm -f diff.v absdiff.v tfull.txt tfull.txt.out
+    echo "   ($(machine_note))"
 }
 
 STATUS=0

@@ -383,7 +383,12 @@ static int tsr_jpeg_check_warning(tsr_jpeg_reader *r, char *err, size_t errlen) 
     return 0;
 }
 
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t max_memory, char *err, size_t errlen) {
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t max_memory, unsigned shrink, char *err,
+                               size_t errlen) {
+    if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8) {
+        copy_message(err, errlen, "the shrink must be 1, 2, 4 or 8");
+        return NULL;
+    }
     tsr_jpeg_reader *r = calloc(1, sizeof *r);
     if (r == NULL) {
         copy_message(err, errlen, "out of memory");
@@ -437,8 +442,15 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t ma
         r->cinfo.out_color_space = JCS_RGB;
         break;
     }
+    // The output size for the scale, computed now (jpeg_start_decompress would too) so the caller can
+    // check the memory the scaled decode needs: libjpeg rounds up, ceil(width / shrink).
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = shrink;
+    jpeg_calc_output_dimensions(&r->cinfo);
     out->width = r->cinfo.image_width;
     out->height = r->cinfo.image_height;
+    out->output_width = r->cinfo.output_width;
+    out->output_height = r->cinfo.output_height;
     out->channels = r->cinfo.out_color_space == JCS_GRAYSCALE ? 1 : 3;
     out->progressive = jpeg_has_multiple_scans(&r->cinfo);
     // A file of several scans (progressive, or one scan per component) is decoded into coefficient
@@ -468,7 +480,7 @@ static int tsr_jpeg_start(tsr_jpeg_reader *r, char *err, size_t errlen) {
         return -1;
     }
     if (r->cmyk && r->cmyk_row == NULL) {
-        r->cmyk_row = malloc((size_t)r->cinfo.image_width * 4);
+        r->cmyk_row = malloc((size_t)r->cinfo.output_width * 4);
         if (r->cmyk_row == NULL) {
             copy_message(err, errlen, "out of memory");
             return -1;

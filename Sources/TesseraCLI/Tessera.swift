@@ -8,7 +8,9 @@ struct TesseraCommand: ParsableCommand {
         commandName: "tessera",
         abstract: "An image filter graph engine: run graphs of image nodes, check them, and convert images.",
         version: TesseraVersion.string,
-        subcommands: [Run.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self])
+        subcommands: [
+            Run.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self, Thumbnail.self,
+        ])
 
     static func main() {
         StandardOutput.ignoreBrokenPipes()

@@ -7,26 +7,42 @@ public enum ImageFile {
     /// would refuse (over `options.maxPixels` or `options.maxMemory`, or claiming more than the file holds)
     /// is refused here too, so `info` answers for what `load` will do.
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        try options.checkShrink(path: path)
         switch try ImageFormat.detect(path: path) {
-        case .png: return try PNGCodec.info(path: path, options: options)
+        case .png: return try PNGCodec.info(path: path, options: options).shrunk(by: options.shrink)
         case .jpeg: return try JPEGCodec.info(path: path, options: options)
-        case .tiff: return try TIFFReader(path: path, options: options).info
+        case .tiff: return try TIFFReader(path: path, options: options).info.shrunk(by: options.shrink)
         }
     }
 
     /// Opens the image at `path`. The header is read and checked now; pixels are decoded when a region
     /// is asked for (TIFF: only the strips or tiles it touches; PNG and JPEG: the whole image, once).
+    /// With `options.shrink`, the image is that many times smaller on each side (``DecodeOptions/shrink``).
     ///
     /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
     ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
+        try options.checkShrink(path: path)
         switch try ImageFormat.detect(path: path) {
-        case .png: return try PNGCodec.load(path: path, options: options)
+        case .png: return shrunk(try PNGCodec.load(path: path, options: options), by: options.shrink)
         case .jpeg: return try JPEGCodec.load(path: path, options: options)
         case .tiff:
             let reader = try TIFFReader(path: path, options: options)
-            return (reader.info, reader.image)
+            return shrunk((reader.info, reader.image), by: options.shrink)
         }
+    }
+
+    /// A file libjpeg does not decode, shrunk: its rows averaged over blocks (``BlockAverageRows``).
+    private static func shrunk(_ loaded: (ImageInfo, Image), by factor: Int) -> (ImageInfo, Image) {
+        guard factor > 1 else { return loaded }
+        let (info, full) = loaded
+        let shrunk = info.shrunk(by: factor)
+        // Averages are not 8- or 16-bit file samples: an image kept whole must stay Float32.
+        let source = RowStreamSource(givesFileSamples: false) { BlockAverageRows(image: full, factor: factor) }
+        return (
+            shrunk,
+            Image(width: shrunk.width, height: shrunk.height, layout: full.layout, depth: full.depth, source: source)
+        )
     }
 
     /// Writes `image` to `path` in the format its extension names. The file appears complete or not at

@@ -3,9 +3,16 @@ import TesseraCore
 /// What a file's header says about its image, read without decoding pixels.
 public struct ImageInfo: Sendable, Equatable {
     public var format: ImageFormat
-    /// The size after the orientation is applied (when it is).
+    /// The size of the image `load` gives: after `DecodeOptions.shrink` and the orientation (when it is
+    /// applied).
     public var width: Int
     public var height: Int
+    /// The size the file holds, upright when the orientation is applied: ``width`` and ``height``
+    /// before the shrink.
+    public var fullWidth: Int
+    public var fullHeight: Int
+    /// The shrink ``width`` and ``height`` are at: 1, 2, 4 or 8 (`DecodeOptions.shrink`).
+    public var shrink: Int
     /// Channels as stored in the file: 1 (gray), 2 (gray and alpha), 3 (RGB) or 4 (RGBA). A palette
     /// file counts the channels of its colors.
     public var layout: PixelLayout
@@ -18,6 +25,35 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientationApplied: Bool
     /// Format details a user may want to see: compression, tiles or strips, interlacing, palette.
     public var details: [String]
+
+    /// The part of the loaded image the file's pixels cover, in its pixels: the whole image without a
+    /// shrink. With one, the last column and row of blocks hold fewer of the file's pixels (`fullWidth
+    /// % shrink`), so the file covers `fullWidth / shrink` by `fullHeight / shrink` pixels of it, from
+    /// the top-left, or from another corner once the orientation turns the image. A resize that maps
+    /// this part onto its output keeps the file's geometry: mapping the whole image would stretch the
+    /// partial blocks to whole pixels (up to 7/8 of a pixel at the far edge).
+    public var content: (x: Double, y: Double, width: Double, height: Double) {
+        let width = Double(fullWidth) / Double(shrink)
+        let height = Double(fullHeight) / Double(shrink)
+        // The partial blocks are the stored image's last; an orientation may put them first.
+        let turn = orientationApplied ? orientation : 1
+        let firstColumn = [2, 3, 6, 7].contains(turn)
+        let firstRow = [3, 4, 7, 8].contains(turn)
+        return (
+            firstColumn ? Double(self.width) - width : 0, firstRow ? Double(self.height) - height : 0, width, height
+        )
+    }
+
+    /// This file's info for a load at 1/`factor` by block averages (``BlockAverageRows``).
+    func shrunk(by factor: Int) -> ImageInfo {
+        guard factor > 1 else { return self }
+        var info = self
+        info.width = (width + factor - 1) / factor
+        info.height = (height + factor - 1) / factor
+        info.shrink = factor
+        info.details.append("averaged over \(factor)x\(factor) blocks")
+        return info
+    }
 
     /// The sample type an image decoded from this file carries.
     public var depth: SampleDepth {

@@ -1,13 +1,18 @@
 import CImageShims
 import TesseraCore
 
-/// JPEG through libjpeg-turbo: baseline and progressive, gray and color (CMYK converted), EXIF orientation.
+/// JPEG through libjpeg-turbo: baseline and progressive, gray and color (CMYK converted), EXIF orientation,
+/// and decoding at 1/2, 1/4 or 1/8 of the size (`DecodeOptions.shrink`) by libjpeg's DCT scaling.
 enum JPEGCodec {
-    private static func open(_ path: String, maxMemory: Int) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int)
-    {
+    private static func open(
+        _ path: String, maxMemory: Int, shrink: Int
+    ) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int) {
         var info = tsr_jpeg_info()
         var error = ShimError()
-        guard let reader = tsr_jpeg_open(path, &info, UInt64(maxMemory), &error.buffer, ShimError.capacity) else {
+        guard
+            let reader = tsr_jpeg_open(
+                path, &info, UInt64(maxMemory), UInt32(shrink), &error.buffer, ShimError.capacity)
+        else {
             throw ImageError(path: path, message: "JPEG: \(error.message)")
         }
         var orientation = 1
@@ -17,21 +22,26 @@ enum JPEGCodec {
         return (reader, info, orientation)
     }
 
-    private static func describe(_ info: tsr_jpeg_info, orientation: Int, applied: Bool) -> ImageInfo {
+    private static func describe(_ info: tsr_jpeg_info, orientation: Int, applied: Bool, shrink: Int) -> ImageInfo {
         let swaps = applied && Orientation.swapsAxes(orientation)
-        let width = Int(info.width)
-        let height = Int(info.height)
+        func upright(_ width: UInt32, _ height: UInt32) -> (Int, Int) {
+            swaps ? (Int(height), Int(width)) : (Int(width), Int(height))
+        }
+        let (width, height) = upright(info.output_width, info.output_height)
+        let (fullWidth, fullHeight) = upright(info.width, info.height)
+        var details = [info.progressive != 0 ? "progressive" : "baseline"]
+        if shrink > 1 { details.append("decoded at 1/\(shrink) by DCT scaling") }
         return ImageInfo(
-            format: .jpeg, width: swaps ? height : width, height: swaps ? width : height,
-            layout: info.channels == 1 ? .gray : .rgb, bitsPerSample: 8, isFloat: false,
-            orientation: orientation, orientationApplied: applied && orientation != 1,
-            details: [info.progressive != 0 ? "progressive" : "baseline"])
+            format: .jpeg, width: width, height: height, fullWidth: fullWidth, fullHeight: fullHeight,
+            shrink: shrink, layout: info.channels == 1 ? .gray : .rgb, bitsPerSample: 8, isFloat: false,
+            orientation: orientation, orientationApplied: applied && orientation != 1, details: details)
     }
 
     static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
-        let (reader, header, orientation) = try open(path, maxMemory: options.maxMemory)
+        let (reader, header, orientation) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(reader)
-        let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
+        let info = describe(
+            header, orientation: orientation, applied: options.appliesOrientation, shrink: options.shrink)
         try check(
             header, info: info, turned: options.appliesOrientation && orientation != 1, path: path, options: options)
         return info
@@ -40,12 +50,14 @@ enum JPEGCodec {
     /// Refuses a header whose image is over the limits, or more than the file can hold, before
     /// `jpeg_start_decompress` allocates for it.
     ///
-    /// Memory counted: libjpeg's whole-image coefficients for a file of several scans (progressive),
-    /// a band of rows as stored and as Float32, and a turned image twice whole (decoded, then turned).
+    /// The pixel limit counts the image the header claims; the memory is that of the decode as it is
+    /// done, at the shrunk size: libjpeg's whole-image coefficients for a file of several scans
+    /// (progressive; full size whatever the shrink), a band of rows as stored and as Float32, and a
+    /// turned image twice whole (decoded, then turned).
     static func check(
         _ header: tsr_jpeg_info, info: ImageInfo, turned: Bool, path: String, options: DecodeOptions
     ) throws {
-        try options.checkSize(width: info.width, height: info.height, path: path)
+        try options.checkSize(width: info.fullWidth, height: info.fullHeight, path: path)
         // Every Huffman-coded scan spends at least one bit on each block of its components, and a file
         // that decodes has a scan; arithmetic coding can spend less, so it is left to the memory limit.
         if header.arithmetic == 0, header.file_bytes != UInt64.max,
@@ -54,7 +66,7 @@ enum JPEGCodec {
             throw ImageError(
                 path: path,
                 message:
-                    "JPEG: a \(header.file_bytes)-byte file cannot hold \(info.width)x\(info.height) pixels (each 8x8 block takes at least a bit); the file is truncated or crafted"
+                    "JPEG: a \(header.file_bytes)-byte file cannot hold \(info.fullWidth)x\(info.fullHeight) pixels (each 8x8 block takes at least a bit); the file is truncated or crafted"
             )
         }
         let channels = info.layout.channels
@@ -64,30 +76,34 @@ enum JPEGCodec {
             saturatingProduct(info.width, channels, MemoryLayout<Float>.size, rows))
         let whole = turned ? saturatingProduct(info.width, info.height, channels, MemoryLayout<Float>.size, 2) : 0
         let bytes = saturatingSum(Int(clamping: header.coefficient_bytes), band, whole)
+        let scaled = info.shrink > 1 ? " (1/\(info.shrink) of \(info.fullWidth)x\(info.fullHeight))" : ""
         try options.checkMemory(
-            bytes, format: "JPEG", what: "decoding \(info.width)x\(info.height) pixels", path: path)
+            bytes, format: "JPEG", what: "decoding \(info.width)x\(info.height) pixels\(scaled)", path: path)
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header, orientation) = try open(path, maxMemory: options.maxMemory)
+        let (probe, header, orientation) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(probe)
-        let info = describe(header, orientation: orientation, applied: options.appliesOrientation)
+        let info = describe(
+            header, orientation: orientation, applied: options.appliesOrientation, shrink: options.shrink)
         let turn = options.appliesOrientation ? orientation : 1
         try check(header, info: info, turned: turn != 1, path: path, options: options)
         let maxMemory = options.maxMemory
-        // Upright files stream row by row; a turned one is decoded whole and turned.
+        let shrink = options.shrink
+        // Upright files stream row by row; a turned one is decoded whole (at the shrunk size) and turned.
         let source: any PixelSource =
             turn == 1
-            ? RowStreamSource { try RowDecoder(path: path, maxMemory: maxMemory) }
+            ? RowStreamSource { try RowDecoder(path: path, maxMemory: maxMemory, shrink: shrink) }
             : DecodeOnceSource {
-                try Orientation.apply(turn, to: RowDecoder(path: path, maxMemory: maxMemory).decodeAll())
+                try Orientation.apply(
+                    turn, to: RowDecoder(path: path, maxMemory: maxMemory, shrink: shrink).decodeAll())
             }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
         )
     }
 
-    /// Rows of a JPEG as stored, top to bottom.
+    /// Rows of a JPEG as stored, top to bottom, at 1/`shrink` of the size.
     final class RowDecoder: TesseraIO.RowDecoder {
         let path: String
         let width: Int
@@ -98,12 +114,12 @@ enum JPEGCodec {
         private var raw: [UInt8] = []
         private var nextRow = 0
 
-        init(path: String, maxMemory: Int) throws {
-            let (reader, info, _) = try JPEGCodec.open(path, maxMemory: maxMemory)
+        init(path: String, maxMemory: Int, shrink: Int = 1) throws {
+            let (reader, info, _) = try JPEGCodec.open(path, maxMemory: maxMemory, shrink: shrink)
             self.reader = reader
             self.path = path
-            width = Int(info.width)
-            height = Int(info.height)
+            width = Int(info.output_width)
+            height = Int(info.output_height)
             fileChannels = Int(info.channels)
             channels = fileChannels == 1 ? 1 : 4
         }

@@ -57,8 +57,9 @@ enum PNGCodec {
         var details = ["color type \(colorTypeNames[Int(info.file_color_type)] ?? "\(info.file_color_type)")"]
         if info.interlaced != 0 { details.append("interlaced (Adam7)") }
         return ImageInfo(
-            format: .png, width: Int(info.width), height: Int(info.height),
-            layout: layouts[Int(info.channels) - 1], bitsPerSample: Int(info.file_bit_depth), isFloat: false,
+            format: .png, width: Int(info.width), height: Int(info.height), fullWidth: Int(info.width),
+            fullHeight: Int(info.height), shrink: 1, layout: layouts[Int(info.channels) - 1],
+            bitsPerSample: Int(info.file_bit_depth), isFloat: false,
             orientation: 1, orientationApplied: false, details: details)
     }
 

@@ -1,7 +1,8 @@
 import TesseraCore
 
-/// A decoder that produces an image's rows once, top to bottom (PNG, JPEG).
-protocol RowDecoder: AnyObject {
+/// A decoder that produces an image's rows once, top to bottom (PNG, JPEG, and pipelines over them:
+/// block averages, the `thumbnail` node's resize).
+package protocol RowDecoder: AnyObject {
     var width: Int { get }
     var height: Int { get }
     /// Channels in memory: 1 or 4.
@@ -29,7 +30,7 @@ extension RowDecoder {
 /// and hold one band in memory, whatever the image size. A request for rows above the band restarts
 /// the decoder from the top of the file: correct for any order, fast for the downward one. A failure is
 /// kept, so every later request reports the same error.
-final class RowStreamSource: PixelSource, Sendable {
+package final class RowStreamSource: PixelSource, Sendable {
     private final class State {
         var decoder: (any RowDecoder)?
         /// The next row the decoder will produce.
@@ -43,18 +44,21 @@ final class RowStreamSource: PixelSource, Sendable {
     private let open: @Sendable () throws -> any RowDecoder
     private let state = Locked(State())
 
-    init(open: @escaping @Sendable () throws -> any RowDecoder) {
+    /// `givesFileSamples`: whether the decoder's rows are file samples as decoded (PNG and JPEG rows,
+    /// a DCT-scaled JPEG's too), not computed from them (block averages, a resize), so that a plan
+    /// may keep the image whole in its file's sample type.
+    package init(givesFileSamples: Bool = true, open: @escaping @Sendable () throws -> any RowDecoder) {
+        self.givesFileSamples = givesFileSamples
         self.open = open
     }
 
-    var prefersSequentialRows: Bool { true }
-    /// PNG and JPEG rows are scaled file samples.
-    var givesFileSamples: Bool { true }
+    package var prefersSequentialRows: Bool { true }
+    package let givesFileSamples: Bool
 
     /// How many times a request went back up and the decoding began again.
     var restarts: Int { state.withLock { $0.restarts } }
 
-    func render(into target: inout PixelBuffer) throws {
+    package func render(into target: inout PixelBuffer) throws {
         let region = target.region
         let band = try state.withLock { state -> PixelBuffer in
             if let failure = state.failure { throw failure }

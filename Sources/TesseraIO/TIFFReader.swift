@@ -342,7 +342,8 @@ public final class TIFFReader: PixelSource, Sendable {
             minIsWhite: photometric == PHOTOMETRIC_MINISWHITE, premultiplied: firstExtra == EXTRASAMPLE_ASSOCALPHA,
             viaRGBA: !direct)
         let info = ImageInfo(
-            format: .tiff, width: width, height: height, layout: layout, bitsPerSample: direct ? bits : 8,
+            format: .tiff, width: width, height: height, fullWidth: width, fullHeight: height, shrink: 1,
+            layout: layout, bitsPerSample: direct ? bits : 8,
             isFloat: direct && format == SAMPLEFORMAT_IEEEFP, orientation: orientation, orientationApplied: false,
             details: details)
         return (geometry, info)

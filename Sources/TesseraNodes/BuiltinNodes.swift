@@ -13,6 +13,7 @@ public enum BuiltinNodes {
         Composite.self,
         Crop.self,
         Resize.self,
+        Thumbnail.self,
         Constant.self,
         GaussianBlur.self,
         Saliency.self,

@@ -150,7 +150,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.json:2:44: error: load node 'photo' has no input or parameter 'orientation' "
-                + "(it takes path, maxPixels, maxMemory, keepOrientation); did you mean 'keepOrientation'?"
+                + "(it takes path, maxPixels, maxMemory, keepOrientation, shrink); did you mean 'keepOrientation'?"
         ]),
 
     // MARK: Values
@@ -195,6 +195,25 @@ let brokenGraphs: [BrokenGraph] = [
         text:
             "version: 1\nnodes:\n  photo: { op: load, path: x.png, maxPixels: -5 }\n  out: { op: save, input: photo, path: o.png }\n",
         expected: ["g.yaml:3:46: error: photo.maxPixels: -5 is out of range: at least 1"]),
+    BrokenGraph(
+        name: "a number a choice does not list: load's shrink",
+        text:
+            "version: 1\nnodes:\n  photo: { op: load, path: x.jpg, shrink: 3 }\n  out: { op: save, input: photo, path: o.png }\n",
+        expected: ["g.yaml:3:43: error: photo.shrink: '3' is not one of 1, 2, 4, 8"]),
+    BrokenGraph(
+        name: "thumbnail: no box, and two boxes",
+        text: """
+            version: 1
+            nodes:
+              a: { op: thumbnail, path: x.jpg }
+              b: { op: thumbnail, path: x.jpg, width: 100, size: 320 }
+              oa: { op: save, input: a, path: a.png }
+              ob: { op: save, input: b, path: b.png }
+            """,
+        expected: [
+            "g.yaml:3:3: error: a.size: the box is missing: give size, or width and/or height",
+            "g.yaml:4:54: error: b.size: give either size or width/height, not both: they set the box two ways",
+        ]),
     BrokenGraph(
         name: "out of range: an element of a list",
         text: """

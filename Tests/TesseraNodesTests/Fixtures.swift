@@ -9,7 +9,33 @@ enum Fixtures {
 
     /// An image file from the fixtures, decoded by Tessera.
     static func image(_ name: String) throws -> Image {
-        try ImageFile.load(path: folder.appendingPathComponent(name).path).1
+        try ImageFile.load(path: path(name)).1
+    }
+
+    /// The path of the fixture `name`.
+    static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// The path of the codec fixture `name` (Tests/TesseraIOTests/Fixtures, Scripts/make-fixtures.py).
+    static func codecPath(_ name: String) -> String {
+        folder.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TesseraIOTests/Fixtures").appendingPathComponent(name).path
+    }
+
+    /// A decoded image as a reference array (a fixture made as an image file, not as `.f32`).
+    static func reference(of buffer: PixelBuffer) -> (width: Int, height: Int, channels: Int, samples: [Float]) {
+        (buffer.region.width, buffer.region.height, buffer.channels, buffer.samples)
+    }
+
+    /// The part of a reference array inside `region` (from its top-left).
+    static func cropped(
+        _ reference: (width: Int, height: Int, channels: Int, samples: [Float]), to region: Rect
+    ) -> (width: Int, height: Int, channels: Int, samples: [Float]) {
+        var samples: [Float] = []
+        for y in region.minY..<region.maxY {
+            let start = (y * reference.width + region.minX) * reference.channels
+            samples += reference.samples[start..<(start + region.width * reference.channels)]
+        }
+        return (region.width, region.height, reference.channels, samples)
     }
 
     /// A reference array in the `.f32` format: three little-endian UInt32 (width, height, channels),

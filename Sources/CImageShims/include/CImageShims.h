@@ -61,8 +61,10 @@ void tsr_png_writer_close(tsr_png_writer *w);
 typedef struct tsr_jpeg_reader tsr_jpeg_reader;
 
 typedef struct {
-    uint32_t width;
+    uint32_t width;         // the image's size, as stored
     uint32_t height;
+    uint32_t output_width;  // the size rows are delivered at: width and height over the shrink, rounded up
+    uint32_t output_height;
     int channels;      // samples per pixel delivered: 1 (gray) or 3 (RGB; CMYK files are converted)
     int progressive;
     const uint8_t *exif;  // the APP1 Exif payload after "Exif\0\0", or NULL; valid until close
@@ -75,7 +77,11 @@ typedef struct {
 
 /// Opens `path` and reads the header. libjpeg's memory manager refuses to allocate more than
 /// `max_memory` bytes in all (0: no limit); the caller checks the sizes in `info` before reading rows.
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, uint64_t max_memory, char *err, size_t errlen);
+/// `shrink` 2, 4 or 8 decodes at that fraction of the size with libjpeg's DCT scaling (scale_num 1,
+/// scale_denom `shrink`: a reduced inverse DCT of each block, 1/8 being the block's mean); 1 decodes
+/// the whole size. Other values are an error.
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, uint64_t max_memory, unsigned shrink, char *err,
+                               size_t errlen);
 /// Reads the next `count` rows. A truncated or corrupt stream is an error, not a gray fill.
 int tsr_jpeg_read_rows(tsr_jpeg_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
 int tsr_jpeg_finish(tsr_jpeg_reader *r, char *err, size_t errlen);

@@ -20,6 +20,8 @@ extension Resize {
         /// Input pixels per output pixel, and how far the (stretched) filter reaches, in input pixels.
         var scale: Double
         var support: Double
+        /// Where output coordinate 0's edge falls in the input: 0 unless a part of the input is mapped.
+        var start: Double
         /// The input's length along this axis.
         var inputLength: Int
 
@@ -32,13 +34,22 @@ extension Resize {
         /// pixels' centers, as OpenCV's `resize` does with `INTER_LINEAR` and `INTER_CUBIC` (for
         /// bilinear the weights are then OpenCV's: its clamped border pixels give what the renormalized
         /// weights give here). It aliases; spectral residual saliency is defined on such a shrink.
-        init(input: Int, output: Int, filter: Interpolation, antialias: Bool = true) {
+        ///
+        /// `part` maps only that part of the input (`start` to `start + length`, in input pixels) onto
+        /// the output, instead of all of it: a DCT-scaled image whose last pixel holds a partial block
+        /// covers `side / shrink` pixels of its `ceil(side / shrink)`. Weights still stop at the input's
+        /// edges.
+        init(
+            input: Int, output: Int, filter: Interpolation, antialias: Bool = true,
+            part: (start: Double, length: Double)? = nil
+        ) {
             first = [Int](repeating: 0, count: output)
             count = [Int](repeating: 1, count: output)
             inputLength = input
-            scale = Double(input) / Double(output)
+            start = part?.start ?? 0
+            scale = (part?.length ?? Double(input)) / Double(output)
             support = filter.support * (antialias ? Swift.max(scale, 1) : 1)
-            guard input != output else {
+            guard input != output || part != nil else {
                 // Pillow skips the pass when a side keeps its size: one tap of weight 1 is the same.
                 stride = 1
                 weights = [Float](repeating: 1, count: output)
@@ -51,7 +62,7 @@ extension Resize {
             weights = [Float](repeating: 0, count: output * stride)
             var raw = [Double](repeating: 0, count: stride)
             for x in 0..<output {
-                let center = (Double(x) + 0.5) * scale
+                let center = start + (Double(x) + 0.5) * scale
                 let low = Swift.max(Int(center - support + 0.5), 0)
                 let high = Swift.min(Int(center + support + 0.5), input)
                 guard high > low else {
@@ -81,12 +92,13 @@ extension Resize {
         /// Pillow's nearest neighbour (`ImagingScaleAffine`): the input pixel under each output pixel's
         /// center. The position is stepped by repeated addition, as Pillow does, so that exact ties
         /// (a center on a pixel boundary) fall on the same side as in Pillow.
-        init(nearestFrom input: Int, output: Int) {
-            let step = Double(input) / Double(output)
+        init(nearestFrom input: Int, output: Int, part: (start: Double, length: Double)? = nil) {
+            let step = (part?.length ?? Double(input)) / Double(output)
             inputLength = input
             scale = step
             support = 0
-            var position = step * 0.5
+            start = part?.start ?? 0
+            var position = start + step * 0.5
             first = [Int](repeating: 0, count: output)
             for x in 0..<output {
                 first[x] = Swift.min(Swift.max(position < 0 ? 0 : Int(position), 0), input - 1)
@@ -127,7 +139,7 @@ extension Resize {
                 high = Swift.max(high, first[x] + count[x])
             }
             for x in [range.lowerBound, range.upperBound - 1] where !(0..<first.count).contains(x) {
-                let center = (Double(x) + 0.5) * scale
+                let center = start + (Double(x) + 0.5) * scale
                 low = Swift.min(low, Int((center - support).rounded(.down)))
                 high = Swift.max(high, Int((center + support).rounded(.down)) + 1)
             }
@@ -178,19 +190,25 @@ extension Resize {
         /// The intermediate image between the two stages: output width, input height.
         var intermediateSize: (width: Int, height: Int) { (outputExtent.width, vertical.inputLength) }
 
+        /// `part`, when given, is the part of the input mapped onto the output (``Axis``'s).
         init(
             input: (width: Int, height: Int), output: (width: Int, height: Int), layout: PixelLayout,
-            interpolation: Interpolation, antialias: Bool = true
+            interpolation: Interpolation, antialias: Bool = true,
+            part: (x: Double, y: Double, width: Double, height: Double)? = nil
         ) {
             nearest = interpolation == .nearest
+            let across = part.map { (start: $0.x, length: $0.width) }
+            let down = part.map { (start: $0.y, length: $0.height) }
             if nearest {
-                horizontal = Axis(nearestFrom: input.width, output: output.width)
-                vertical = Axis(nearestFrom: input.height, output: output.height)
+                horizontal = Axis(nearestFrom: input.width, output: output.width, part: across)
+                vertical = Axis(nearestFrom: input.height, output: output.height, part: down)
             } else {
                 horizontal = Axis(
-                    input: input.width, output: output.width, filter: interpolation, antialias: antialias)
+                    input: input.width, output: output.width, filter: interpolation, antialias: antialias,
+                    part: across)
                 vertical = Axis(
-                    input: input.height, output: output.height, filter: interpolation, antialias: antialias)
+                    input: input.height, output: output.height, filter: interpolation, antialias: antialias,
+                    part: down)
             }
             channels = layout.channels == 1 ? .gray : layout.hasAlpha ? .straightAlpha : .opaque
             outputExtent = Rect(width: output.width, height: output.height)

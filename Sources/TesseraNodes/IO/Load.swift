@@ -3,6 +3,12 @@ import TesseraIO
 
 /// `load`: reads an image file. The header is read when the node runs; pixels are decoded as regions
 /// of them are asked for.
+///
+///     photo: { op: load, path: big.jpg, shrink: 8 }     # a 6400x4270 JPEG as 800x534, DCT-scaled
+///
+/// `shrink` (libvips' `jpegload shrink`) loads the image that many times smaller on each side, rounded
+/// up: a JPEG by libjpeg's DCT scaling, any other file by averaging blocks of its pixels, so a graph
+/// gives the same size whatever the file type (`DecodeOptions.shrink`).
 struct Load: Node {
     static let info = NodeInfo(
         op: "load",
@@ -17,23 +23,46 @@ struct Load: Node {
     @Parameter(doc: "The image file to read; a relative path is relative to the graph file's folder.")
     var path: FilePath
 
-    @Parameter(
-        doc: "Refuse an image with more pixels than this, before allocating anything (decompression bombs).",
-        range: 1...Double.infinity, unit: "pixels")
+    @Parameter(doc: Self.maxPixelsDoc, range: 1...Double.infinity, unit: "pixels")
     var maxPixels = DecodeOptions().maxPixels
 
-    @Parameter(
-        doc:
-            "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the default, a quarter of the physical memory.",
-        range: 0...Double.infinity, unit: "bytes")
+    @Parameter(doc: Self.maxMemoryDoc, range: 0...Double.infinity, unit: "bytes")
     var maxMemory = 0
 
-    @Parameter(doc: "Keep a JPEG's pixels as stored instead of turning them upright by their EXIF orientation.")
+    @Parameter(doc: Self.keepOrientationDoc)
     var keepOrientation = false
 
+    // The docs of the decoding parameters, which `thumbnail` declares too.
+    static let maxPixelsDoc =
+        "Refuse an image with more pixels than this, before allocating anything (decompression bombs)."
+    static let maxMemoryDoc =
+        "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the "
+        + "default, a quarter of the physical memory."
+    static let keepOrientationDoc =
+        "Keep a JPEG's pixels as stored instead of turning them upright by their EXIF orientation."
+
+    /// The shrinks `load` takes, as words (a choice), so another number is a located error.
+    enum Shrink: String, ParameterChoice {
+        case one = "1", two = "2", four = "4", eight = "8"
+
+        var factor: Int { Int(rawValue) ?? 1 }
+    }
+
+    @Parameter(
+        doc: "Load at 1/shrink of the size, each side rounded up (ceil(width / shrink)): a JPEG decoded at that "
+            + "size by libjpeg's DCT scaling (several times faster), any other file decoded whole and averaged "
+            + "over shrink x shrink blocks (the last blocks over the pixels they have), so the size does not "
+            + "depend on the file type. The orientation applies after the shrink.")
+    var shrink = Shrink.one
+
     func run() throws -> NodeOutputs {
-        let options = DecodeOptions(maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation)
-        let (_, image) = try ImageFile.load(path: path.resolved, options: options)
+        let (_, image) = try ImageFile.load(path: path.resolved, options: decodeOptions(shrink: shrink.factor))
         return NodeOutputs(.image(image))
+    }
+
+    /// The decoding the limits and orientation parameters ask for, at `shrink`.
+    func decodeOptions(shrink: Int) -> DecodeOptions {
+        DecodeOptions(
+            maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink)
     }
 }
