@@ -282,13 +282,18 @@ extension RenderPlan {
             }
         }
 
-        // Progress: a pass counts the pixels it renders; a kept image costs only the first pass.
+        // Progress: a pass counts the pixels it renders, and the ones it reads itself (an analysis of a
+        // photo decoded in an earlier pass still works through every pixel); rendering a kept image
+        // counts in the first pass only.
         var rendered: Set<String> = []
         for index in passes.indices {
             var pixels = 0
+            let read = Set(roots[index].map { name($0.node, $0.port) })
             for image in passes[index].images {
                 guard let plan = images.first(where: { $0.image == image }) else { continue }
-                if case .materialize = plan.decision, !rendered.insert(image).inserted { continue }
+                if case .materialize = plan.decision, !rendered.insert(image).inserted, !read.contains(image) {
+                    continue
+                }
                 if let size = plan.size { pixels = saturatingSum(pixels, area(size)) }
             }
             passes[index].estimatedPixels = Swift.max(1, pixels)

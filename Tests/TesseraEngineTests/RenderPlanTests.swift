@@ -151,7 +151,7 @@ import Testing
         #expect(plan.image("soft")?.passes == [0, 1])
     }
 
-    /// Progress weighs a pass by the pixels it renders; a kept image costs only the pass that decodes it.
+    /// Progress weighs a pass by the pixels it renders and reads; a kept image is rendered in one pass.
     @Test func passesWeighThePixelsTheyRender() throws {
         let plan = try Self.plan(
             """
@@ -159,8 +159,12 @@ import Testing
             a: { op: save, input: photo, path: a.png }
             soft: { op: gaussianBlur, input: photo, sigma: 2 }
             b: { op: save, input: soft, path: b.png }
+            heat: { op: saliency, input: photo }
+            h: { op: save, input: heat.boxes, path: h.json }
             """, sources: ["photo": Self.rgb(100, 50)])
-        #expect(plan.passes.map(\.estimatedPixels) == [5000, 5000])
+        // b renders the blur, not the photo again; saliency reads the kept photo itself: its own work.
+        #expect(plan.passes.map(\.node) == ["a", "b", "heat", "h"])
+        #expect(plan.passes.map(\.estimatedPixels) == [5000, 5000, 5000, 1])
     }
 
     @Test func thePlanPrintsEachPassAndImage() throws {
