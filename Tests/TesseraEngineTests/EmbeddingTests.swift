@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Tessera
@@ -85,7 +84,7 @@ import Testing
         builder.add("photo", op: "load", ["path": "a.png"])
         builder.add("soft", op: "gaussianBlur", ["input": "photo", "sigma": 3])
         let graph = try builder.build(catalog: .builtin())
-        let fractions = Mutex<[Double]>([])
+        let fractions = Locked<[Double]>([])
         let options = RunOptions(
             threads: 2, tileSize: 16, progress: { value in fractions.withLock { $0.append(value) } })
         try graph.run(options: options, supplying: ["photo": .image(Self.ramp)], keeping: ["soft"])

@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 import Testing
 
@@ -113,7 +112,7 @@ import Testing
         let alone = try #require(graph.run(options: options, keeping: ["small"]).outputs["small"])
         guard case .image(let expected) = alone else { throw ImageError(message: "no image") }
         let reference = try expected.pixels()
-        let results = Mutex<[Bool]>([])
+        let results = Locked<[Bool]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             let same: Bool
             if case .image(let image)? = try? graph.run(options: options, keeping: ["small"]).outputs["small"] {

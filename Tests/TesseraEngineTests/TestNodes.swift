@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Tessera
 
 /// Nodes that exist only in the tests: they give the validator every port type to connect, and prove
@@ -47,7 +46,7 @@ struct TestCrop: Node {
     @Parameter(doc: "The rectangle to keep.") var rect: Rect
     @Parameter(doc: "Scales the rectangle.", range: 0.5...4, suggested: 1...2) var factor = 1.0
 
-    static let seen = Mutex<[Rect]>([])
+    static let seen = Locked<[Rect]>([])
 
     func run() throws -> NodeOutputs {
         Self.seen.withLock { $0.append(rect) }
@@ -147,7 +146,7 @@ struct TestLarge: Node {
         op: "testLarge", summary: "A large gradient that records its largest request.", access: .source,
         outputs: [.init("output", .image, doc: "A gray gradient.")], example: "a: { op: testLarge }")
 
-    static let largestRequest = Mutex(0)
+    static let largestRequest = Locked(0)
 
     struct Gradient: PixelSource {
         func render(into buffer: inout PixelBuffer) throws {
@@ -173,7 +172,7 @@ struct TestEncodingSink: Node {
         op: "testEncodingSink", summary: "Reads an image encoded and as pixels, and compares.", access: .sink,
         outputs: [], example: "a: { op: testConstant }\nend: { op: testEncodingSink, input: a }")
 
-    static let differences = Mutex(-1)
+    static let differences = Locked(-1)
 
     @Input(doc: "The image to read.") var input: Image
 
