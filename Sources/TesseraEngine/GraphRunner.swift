@@ -73,12 +73,7 @@ extension Graph {
     public func run(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RunReport {
-        for name in Array(supplied.keys) + keeping where node(named: name) == nil {
-            throw RunError(
-                location: SourceLocation(file: file), node: name, op: "?", message: "the graph has no node '\(name)'")
-        }
-        let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
-        let nodes = neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
+        let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
         let (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
@@ -180,11 +175,22 @@ extension Graph {
     public func plan(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RenderPlan {
-        let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
-        let nodes = neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
+        let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
         return try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor).plan
+    }
+
+    /// The nodes a run with these arguments runs, in order; the names supplied and kept must exist.
+    private func nodesToRun(
+        options: RunOptions, supplying supplied: [String: NodeValue], keeping: [String]
+    ) throws(RunError) -> [GraphNode] {
+        for name in Array(supplied.keys) + keeping where node(named: name) == nil {
+            throw RunError(
+                location: SourceLocation(file: file), node: name, op: "?", message: "the graph has no node '\(name)'")
+        }
+        let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
+        return neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
     }
 
     /// Opens the source nodes that read nothing upstream (a `load` reads its header), then plans the

@@ -16,7 +16,6 @@ final class ImageStore: Sendable {
     let extent: Rect
     let cellWidth: Int
     let cellHeight: Int
-    let channels: Int
     let format: StoredFormat
     private let memory: StoreMemory
     private let rowBytes: Int
@@ -41,18 +40,16 @@ final class ImageStore: Sendable {
         extent = Rect(width: facts.width, height: facts.height)
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
-        channels = facts.layout.channels
         format = StoredFormat(facts)
         rowBytes = saturatingProduct(facts.width, format.bytesPerPixel)
-        memory = try StoreMemory(bytes: saturatingProduct(rowBytes, facts.height), inFile: inFile)
-        encoder = Samples.encoder(channels: channels, fileChannels: format.channels, depth: format.depth)
+        memory = try StoreMemory(bytes: facts.storedBytes, inFile: inFile)
+        encoder = Samples.encoder(
+            channels: facts.layout.channels, fileChannels: format.channels, depth: format.depth)
         columns = (facts.width + cellWidth - 1) / cellWidth
         let rows = (facts.height + cellHeight - 1) / cellHeight
         cells = Locked(Array(repeating: .empty, count: columns * rows))
     }
 
-    /// Whether the store keeps its bytes in a temporary file.
-    var inFile: Bool { memory.inFile }
     var bytes: Int { memory.count }
 
     /// Makes sure the cell at (`column`, `row`) is stored: rendered by `compute` into `scratch` if no

@@ -62,53 +62,43 @@ package final class ScheduledSource: PixelSource {
             try renderInner(into: &target)
             return
         }
-        // Time spent here, rendering cells or waiting for another worker's, is not the reader's own.
+        try forEachCell(of: target.region, width: cache.cellWidth, height: cache.cellHeight) { column, row, part in
+            let buffer = try cell(column: column, row: row, cache: cache)
+            if part { target.copy(from: buffer) }
+        }
+    }
+
+    private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
+        var scratch = PixelBuffer(region: .empty, channels: channels)
+        try forEachCell(of: target.region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
+            try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }
+        }
+        store.read(into: &target)
+    }
+
+    /// Calls `cell` for each cell of the `width` x `height` grid that `region` touches (`part` true).
+    /// For a front-to-back decoder it first calls it for every row of cells above those that was not
+    /// asked for yet (`part` false), in order, so the decoder never goes back up. Time spent here,
+    /// rendering cells or waiting for another worker's, is not the reader's own.
+    private func forEachCell(
+        of region: Rect, width: Int, height: Int, _ cell: (_ column: Int, _ row: Int, _ part: Bool) throws -> Void
+    ) throws {
         let worker = Worker.current
         let childrenBefore = worker.childNanos
         let begin = DispatchTime.now().uptimeNanoseconds
         defer { worker.childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
-        let cells = target.region.gridCells(width: cache.cellWidth, height: cache.cellHeight)
+        let cells = region.gridCells(width: width, height: height)
         if inner.prefersSequentialRows, let last = cells.last {
-            // Ask a front-to-back decoder for every row of cells in order, never going back up.
-            let lastRow = last.minY / cache.cellHeight
+            let lastRow = last.minY / height
             var row = nextSequentialRow.load(ordering: .relaxed)
             while row < lastRow {
-                _ = try cell(column: 0, row: row, cache: cache)
+                try cell(0, row, false)
                 row += 1
                 nextSequentialRow.store(row, ordering: .relaxed)
             }
             nextSequentialRow.store(Swift.max(row, lastRow + 1), ordering: .relaxed)
         }
-        for part in cells {
-            let buffer = try cell(
-                column: part.minX / cache.cellWidth, row: part.minY / cache.cellHeight, cache: cache)
-            target.copy(from: buffer)
-        }
-    }
-
-    private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
-        let worker = Worker.current
-        let childrenBefore = worker.childNanos
-        let begin = DispatchTime.now().uptimeNanoseconds
-        defer { worker.childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
-        let cells = target.region.gridCells(width: store.cellWidth, height: store.cellHeight)
-        var scratch = PixelBuffer(region: .empty, channels: channels)
-        if inner.prefersSequentialRows, let last = cells.last {
-            // A front-to-back decoder is asked for every row of cells in order, each once.
-            let lastRow = last.minY / store.cellHeight
-            var row = nextSequentialRow.load(ordering: .relaxed)
-            while row < lastRow {
-                try store.ensure(column: 0, row: row, scratch: &scratch) { try renderInner(into: &$0) }
-                row += 1
-                nextSequentialRow.store(row, ordering: .relaxed)
-            }
-        }
-        for part in cells {
-            try store.ensure(
-                column: part.minX / store.cellWidth, row: part.minY / store.cellHeight, scratch: &scratch
-            ) { try renderInner(into: &$0) }
-        }
-        store.read(into: &target)
+        for part in cells { try cell(part.minX / width, part.minY / height, true) }
     }
 
     private func cell(column: Int, row: Int, cache: TileCache) throws -> PixelBuffer {

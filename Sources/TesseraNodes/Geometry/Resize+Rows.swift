@@ -40,6 +40,8 @@ extension Resize {
         private let columnsPass: Kernel
         /// Input rows filtered across: the output's width, input rows `window.region.minY..<maxY`.
         private var window: PixelBuffer
+        /// The next window's storage, swapped with the window at each slide (nothing allocated per batch).
+        private var nextWindow: PixelBuffer
         /// Input rows being filtered, whole width.
         private var inputRows: PixelBuffer
         /// Input rows filtered across, before they join the window.
@@ -61,6 +63,7 @@ extension Resize {
             height = kernel.outputExtent.height
             channels = input.channels
             window = PixelBuffer(region: .empty, channels: input.channels)
+            nextWindow = PixelBuffer(region: .empty, channels: input.channels)
             inputRows = PixelBuffer(region: .empty, channels: input.channels)
             filtered = PixelBuffer(region: .empty, channels: input.channels)
             output = PixelBuffer(region: .empty, channels: input.channels)
@@ -90,9 +93,8 @@ extension Resize {
             let held = window.region.minY..<window.region.maxY
             let firstNew =
                 held.contains(rows.lowerBound) ? Swift.max(held.upperBound, rows.lowerBound) : rows.lowerBound
-            var next = PixelBuffer(
-                region: Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count), channels: channels)
-            if firstNew > rows.lowerBound { next.copy(from: window) }
+            nextWindow.reshape(to: Rect(x: 0, y: rows.lowerBound, width: width, height: rows.count))
+            if firstNew > rows.lowerBound { nextWindow.copy(from: window) }
             // A few input rows at a time: a big shrink reads hundreds of full-width rows per batch.
             for top in stride(from: firstNew, to: rows.upperBound, by: Self.inputRows) {
                 let count = Swift.min(Self.inputRows, rows.upperBound - top)
@@ -100,9 +102,9 @@ extension Resize {
                 try input.render(into: &inputRows)
                 filtered.reshape(to: Rect(x: 0, y: top, width: width, height: count))
                 rowsPass.render(into: &filtered, from: [inputRows])
-                next.copy(from: filtered)
+                nextWindow.copy(from: filtered)
             }
-            window = next
+            swap(&window, &nextWindow)
         }
     }
 }
