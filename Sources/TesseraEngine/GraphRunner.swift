@@ -242,7 +242,7 @@ extension Graph {
         }
         return RunError(
             location: node.location, node: node.name, op: node.declaration.op, message: describe(error),
-            isCancellation: error is CancellationError)
+            isCancellation: error is CancellationError || error is _Concurrency.CancellationError)
     }
 
     /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
@@ -364,7 +364,7 @@ extension GraphNode {
             if let problem = node.validate(in: context).first { throw problem }
         }
         // Jobs the node hands out (a sweep's settings) run on the run's workers.
-        let produced = try Jobs.$current.withValue(.workers(monitor.options.threads)) { try node.run().values }
+        let produced = try Jobs.$current.withValue(monitor.jobs) { try node.run().values }
         // The barrier is passed: an image the node returns may still read its input (normalize's
         // stretch), tile by tile on the workers, and those reads go straight to the input.
         for parallel in barriers { parallel.passThrough() }

@@ -1,4 +1,3 @@
-import Dispatch
 import TesseraCore
 
 #if canImport(Glibc)
@@ -25,13 +24,8 @@ final class ImageStore: Sendable {
 
     private enum CellState {
         case empty
-        case pending(Pending)
+        case pending(Pending<Void>)
         case ready
-    }
-
-    private final class Pending: Sendable {
-        let group = DispatchGroup()
-        let failure = Locked<(any Error)?>(nil)
     }
 
     /// A store for `facts`' image, cells of `cellWidth` x `cellHeight`; throws when the bytes cannot be
@@ -60,16 +54,15 @@ final class ImageStore: Sendable {
         let index = row * columns + column
         enum Step {
             case done
-            case wait(Pending)
-            case compute(Pending)
+            case wait(Pending<Void>)
+            case compute(Pending<Void>)
         }
         let step = cells.withLock { cells -> Step in
             switch cells[index] {
             case .ready: return .done
             case .pending(let pending): return .wait(pending)
             case .empty:
-                let pending = Pending()
-                pending.group.enter()
+                let pending = Pending<Void>()
                 cells[index] = .pending(pending)
                 return .compute(pending)
             }
@@ -78,8 +71,7 @@ final class ImageStore: Sendable {
         case .done:
             return
         case .wait(let pending):
-            pending.group.wait()
-            if let failure = pending.failure.withLock({ $0 }) { throw failure }
+            try pending.wait()
         case .compute(let pending):
             do {
                 let region = Rect(x: column * cellWidth, y: row * cellHeight, width: cellWidth, height: cellHeight)
@@ -90,11 +82,10 @@ final class ImageStore: Sendable {
                     with: encoder, into: memory.base + region.minY * rowBytes + region.minX * format.bytesPerPixel,
                     rowBytes: rowBytes)
                 cells.withLock { $0[index] = .ready }
-                pending.group.leave()
+                pending.fulfil(.success(()))
             } catch {
-                pending.failure.withLock { $0 = error }
                 cells.withLock { $0[index] = .empty }
-                pending.group.leave()
+                pending.fulfil(.failure(error))
                 throw error
             }
         }

@@ -3,21 +3,22 @@ import Synchronization
 import TesseraCore
 
 /// An image as a sink or a global node reads it: requests are served from bands, one row of tiles
-/// each, whose tiles render on the scheduler's workers. Writers ask for a few rows at a time (a strip,
-/// 64 PNG rows); a band is kept until a request starts below it.
+/// each, whose tiles render on the run's workers (``WorkerPool``). Writers ask for a few rows at a
+/// time (a strip, 64 PNG rows); a band is kept until a request starts below it.
 ///
 /// Workers take tiles one after another, across band boundaries, so none waits at the end of a band
-/// for the other's last tile. For a sink on several threads they run up to two bands ahead of the
-/// writer, as libvips' write-behind: the writer writes one band while the next ones render. A writer
-/// reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its file's samples,
-/// which the workers encode as each tile renders.
-package final class ParallelSource: PixelSource {
+/// for the other's last tile. The reader takes the tiles of the band it waits for itself, so it never
+/// waits for tiles no one renders. For a sink on several threads the workers run up to two bands
+/// ahead of the writer, as libvips' write-behind: the writer writes one band while the next ones
+/// render. A writer reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its
+/// file's samples, which the workers encode as each tile renders.
+package final class ParallelSource: PixelSource, WorkSet {
     let image: Image
     private let monitor: RunMonitor
     private let role: Role
     private let tile: Int
     private let bandCount: Int
-    private let state: Locked<State>
+    private let state = Locked(State())
     /// Set by ``passThrough()``.
     private let direct = Atomic<Bool>(false)
 
@@ -38,7 +39,6 @@ package final class ParallelSource: PixelSource {
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
-        state = Locked(State(freeIDs: Array((1...Swift.max(1, monitor.options.threads)).reversed())))
     }
 
     /// One row of tiles across the whole width, and the memory its tiles are written into.
@@ -52,9 +52,8 @@ package final class ParallelSource: PixelSource {
         /// Tiles not handed to workers yet are `tiles[front..<back]`; guarded by the source's state lock.
         var front = 0
         var back: Int
-        /// Tiles not yet finished, rendered or abandoned; `done` is left when it reaches 0.
-        private let unfinished: Atomic<Int>
-        let done = DispatchGroup()
+        /// Tiles not yet finished, rendered or abandoned; ``wait()`` returns when none is left.
+        private let unfinished: Locked<Int>
 
         init(region: Rect, tile: Int, storage: Storage, encoder: SampleEncoder?, rowBytes: Int) {
             self.region = region
@@ -63,20 +62,22 @@ package final class ParallelSource: PixelSource {
             self.encoder = encoder
             self.rowBytes = rowBytes
             back = tiles.count
-            unfinished = Atomic(tiles.count)
-            done.enter()
+            unfinished = Locked(tiles.count)
         }
 
-        var isComplete: Bool { unfinished.load(ordering: .acquiring) == 0 }
+        var isComplete: Bool { unfinished.withLock { $0 == 0 } }
 
         func finish(_ count: Int) {
             guard count > 0 else { return }
-            if unfinished.subtract(count, ordering: .acquiringAndReleasing).newValue == 0 { done.leave() }
+            unfinished.withLockNotifying { $0 -= count }
         }
+
+        /// Returns once every tile is rendered or abandoned.
+        func wait() { unfinished.wait(until: { $0 == 0 }) { _ in } }
 
         /// The next tile for worker `id`: odd workers take tiles from the left, even ones from the right.
         /// Two workers then render tiles far apart, which share no input cells: neither waits for a cell
-        /// the other is rendering (or, worse, for one whose worker the writer has preempted).
+        /// the other is rendering, as neighbouring tiles would (their margins overlap).
         func claim(id: Int) -> Rect? {
             guard front < back else { return nil }
             if id % 2 == 1 {
@@ -117,9 +118,6 @@ package final class ParallelSource: PixelSource {
         var nextRow = 0
         /// Bands from this row down are not rendered yet.
         var limit = 0
-        var workers = 0
-        /// Worker numbers for traces: 1 up to the thread count.
-        var freeIDs: [Int]
         var failure: (any Error)?
         /// Storage of bands that were read, for the next ones: allocating and faulting in tens of
         /// megabytes per band costs more than a tile.
@@ -154,9 +152,9 @@ package final class ParallelSource: PixelSource {
     }
 
     /// After a global node's run: later reads (from the workers rendering an image the node returned,
-    /// which still reads this input) render straight from the input on the asking thread. Waiting there
-    /// for bands that new Dispatch workers would render starves Dispatch's pool, whose threads are the
-    /// ones waiting. The bands kept are dropped.
+    /// which still reads this input: normalize's stretch) render straight from the input on the asking
+    /// thread. Bands serve one reader going down the image; these reads come tile by tile from every
+    /// worker at once, anywhere in the image. The bands kept are dropped.
     package func passThrough() {
         direct.store(true, ordering: .releasing)
         state.withLock { state in
@@ -216,7 +214,7 @@ package final class ParallelSource: PixelSource {
         defer { worker.childNanos += DispatchTime.now().uptimeNanoseconds - begin }
         let firstRow = region.minY / tile
         let lastRow = (region.maxY - 1) / tile
-        let (needed, spawn) = try state.withLock { state -> ([Band], [Int]) in
+        let (needed, added) = try state.withLock { state -> ([Band], Bool) in
             if let failure = state.failure { throw failure }
             if state.mode == nil {
                 state.mode = mode
@@ -232,48 +230,23 @@ package final class ParallelSource: PixelSource {
                 if band.isComplete && state.spare.count < 2 { state.spare.append(band.storage) }
             }
             state.limit = Swift.max(state.limit, Swift.min(bandCount, lastRow + 1 + state.window))
+            var added = false
             for row in firstRow..<Swift.max(firstRow, state.limit) where state.bands[row] == nil {
                 state.bands[row] = makeBand(row: row, state: &state)
                 state.nextRow = Swift.min(state.nextRow, row)
+                added = true
             }
             state.nextRow = Swift.max(state.nextRow, firstRow)
-            var spawn: [Int] = []
-            while state.workers < monitor.options.threads, let id = state.freeIDs.popLast() {
-                state.workers += 1
-                spawn.append(id)
-            }
-            return ((firstRow...lastRow).compactMap { state.bands[$0] }, spawn)
+            return ((firstRow...lastRow).compactMap { state.bands[$0] }, added)
         }
-        for id in spawn {
-            monitor.background.enter()
-            DispatchQueue.global().async {
-                self.work(id: id)
-                self.monitor.background.leave()
-            }
-        }
-        var scratch: PixelBuffer?
+        if added { monitor.pool.submit(self) }
+        let id = worker.id
         for band in needed {
-            // Workers start within microseconds. If no tile was taken for a while, the caller is likely
-            // one of Dispatch's own threads (a program running graphs from a queue) and the pool is
-            // full of callers like it: it then renders the band's tiles itself, so the run never stalls.
-            var unclaimed = Int.max
-            var helping = false
-            while helping || band.done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
-                let part = state.withLock { state -> Rect? in
-                    let left = band.back - band.front
-                    defer { unclaimed = band.back - band.front }
-                    if state.failure == nil && left > 0 && left == unclaimed { helping = true }
-                    return helping && state.failure == nil ? band.claim(id: 1) : nil
-                }
-                guard let part else {
-                    guard helping else { continue }
-                    band.done.wait()  // the rest is on workers
-                    break
-                }
-                var buffer = scratch ?? PixelBuffer(region: .empty, channels: image.channels)
-                render(part, of: band, using: &buffer)
-                scratch = buffer
+            // The band's tiles no worker has taken yet are rendered here, then the others waited for.
+            while let part = state.withLock({ $0.failure == nil ? band.claim(id: id) : nil }) {
+                render(part, of: band)
             }
+            band.wait()
             if let failure = state.withLock({ $0.failure }) { throw failure }
         }
         return needed
@@ -294,8 +267,14 @@ package final class ParallelSource: PixelSource {
         return Band(region: region, tile: tile, storage: storage, encoder: encoder, rowBytes: rowBytes)
     }
 
-    /// The next tile to render, or nil when there is none (or the run failed, was cancelled or ended),
-    /// in which case the worker has signed off.
+    /// Renders the next tile of the bands asked for, on the calling worker.
+    func runOne() -> Bool {
+        guard let (band, part) = claim(id: Worker.current.id) else { return false }
+        render(part, of: band)
+        return true
+    }
+
+    /// The next tile to render, or nil when there is none (or the run failed, was cancelled or ended).
     private func claim(id: Int) -> (Band, Rect)? {
         state.withLock { state in
             if state.failure == nil, monitor.cancellation.isCancelled || monitor.isFinished {
@@ -307,8 +286,6 @@ package final class ParallelSource: PixelSource {
                     state.nextRow += 1
                 }
             }
-            state.workers -= 1
-            state.freeIDs.append(id)
             return nil
         }
     }
@@ -318,19 +295,12 @@ package final class ParallelSource: PixelSource {
         for band in state.bands.values { band.abandonUnclaimed() }
     }
 
-    private func work(id: Int) {
-        let worker = Worker.current
-        let outerID = worker.id
-        worker.id = id
-        defer { worker.id = outerID }
-        var scratch = PixelBuffer(region: .empty, channels: image.channels)
-        while let (band, part) = claim(id: id) { render(part, of: band, using: &scratch) }
-    }
-
-    /// Renders tile `part` of `band` into the band, through `scratch`; a failure ends the handing out.
-    private func render(_ part: Rect, of band: Band, using scratch: inout PixelBuffer) {
+    /// Renders tile `part` of `band` into the band, through one of the worker's spare buffers; a
+    /// failure ends the handing out.
+    private func render(_ part: Rect, of band: Band) {
+        var scratch = PixelBuffer.scratch(region: part, channels: image.channels)
+        defer { scratch.recycle() }
         do {
-            scratch.reshape(to: part)
             try image.render(into: &scratch)
         } catch {
             state.withLock { fail(error, state: &$0) }

@@ -128,26 +128,55 @@ struct TraceSpan: Sendable {
 }
 
 /// Collects what a run did: per-node time and pixels, trace spans, progress. Shared by every source
-/// the scheduler wraps; updated once per rendered region.
+/// the scheduler wraps; each worker records its own statistics, merged when the run ends.
+///
+/// It owns the run's ``WorkerPool``: made on the thread that starts the run, which becomes worker 0
+/// until ``finish()``.
 package final class RunMonitor: Sendable {
     package let options: RunOptions
     let start = DispatchTime.now().uptimeNanoseconds
-    private let stats = Locked<[String: NodeStats]>([:])
-    private let spans = Locked<[TraceSpan]>([])
+    /// What each worker recorded, by worker number: written by that worker alone, read once the
+    /// workers are joined.
+    private let recorded: [WorkerRecord]
+    /// What threads that are not this run's workers recorded (none, unless a program renders a run's
+    /// image from its own threads).
+    private let stray = Locked(WorkerRecord())
     private let progress = Locked(Progress())
     private let finished = Atomic<Bool>(false)
-    /// Work started ahead of need (a sink's next band); the run waits for it before returning.
-    let background = DispatchGroup()
+    let pool: WorkerPool
+    /// The starting thread's worker settings before the run, given back by ``finish()``.
+    private let callerBefore: Locked<(id: Int, record: WorkerRecord?, allocations: Int)>
 
-    /// The run is over: work ahead of need stops at its next tile, and the run waits for it.
+    package init(options: RunOptions) {
+        self.options = options
+        let recorded = (0..<options.threads).map { _ in WorkerRecord() }
+        self.recorded = recorded
+        let caller = Worker.current
+        callerBefore = Locked((caller.id, caller.record, PixelBuffer.allocationsOnThisThread))
+        caller.id = 0
+        caller.record = recorded[0]
+        pool = WorkerPool(threads: options.threads) { worker, loop in
+            let record = recorded[worker.id]
+            worker.record = record
+            loop()
+            record.allocations = PixelBuffer.allocationsOnThisThread
+        }
+    }
+
+    /// The run is over: its sets stop handing out work, the workers finish the pieces they are on
+    /// and are joined. The starting thread gets its settings back and drops its spare buffers.
+    /// Called again, it does nothing.
     package func finish() {
-        finished.store(true, ordering: .relaxed)
-        background.wait()
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        pool.stop()
+        let caller = Worker.current
+        let before = callerBefore.withLock { $0 }
+        recorded[0].allocations = PixelBuffer.allocationsOnThisThread - before.allocations
+        (caller.id, caller.record) = (before.id, before.record)
+        SpareSamples.dropCurrent()
     }
 
     var isFinished: Bool { finished.load(ordering: .relaxed) }
-
-    package init(options: RunOptions) { self.options = options }
 
     package var cancellation: Cancellation { options.cancellation }
 
@@ -227,34 +256,62 @@ package final class RunMonitor: Sendable {
             let elapsed = DispatchTime.now().uptimeNanoseconds - begin
             let own = elapsed - Swift.min(elapsed, worker.childNanos)
             worker.childNanos = outerChildren + elapsed
-            stats.withLock { stats in
-                stats[node, default: NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)]
-                    .add(seconds: Double(own) / 1e9, pixels: region.area)
-            }
-            if options.tracing {
-                let span = TraceSpan(
+            let span =
+                options.tracing
+                ? TraceSpan(
                     node: node, op: op, region: region, worker: worker.id, start: begin - start, duration: elapsed)
-                spans.withLock { $0.append(span) }
-            }
+                : nil
+            record(worker) { $0.add(node: node, op: op, seconds: Double(own) / 1e9, pixels: region.area, span: span) }
         }
         return try body()
     }
 
     package func recordCache(node: String, op: String, bytes: Int) {
-        stats.withLock { stats in
-            var entry =
-                stats[node] ?? NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)
-            entry.peakCacheBytes = Swift.max(entry.peakCacheBytes, bytes)
-            stats[node] = entry
+        record(Worker.current) { $0.addCache(node: node, op: op, bytes: bytes) }
+    }
+
+    /// Runs `body` on the calling worker's record, taking no lock when it is one of this run's.
+    private func record(_ worker: Worker, _ body: (WorkerRecord) -> Void) {
+        if let own = worker.record, recorded.indices.contains(worker.id), recorded[worker.id] === own {
+            body(own)
+        } else {
+            stray.withLock { body($0) }
         }
     }
 
+    /// What the run did; ends the run first (``finish()``), so every worker's record is complete.
     package func report(order: [String]) -> RunReport {
-        let stats = self.stats.withLock { $0 }
-        let ordered = order.compactMap { stats[$0] }
+        finish()
+        var stats: [String: NodeStats] = [:]
+        var spans: [TraceSpan] = []
+        for record in recorded + [stray.withLock { $0 }] {
+            for (node, entry) in record.nodes { stats[node, default: entry.empty].merge(entry) }
+            spans += record.spans
+        }
         return RunReport(
-            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, nodes: ordered,
-            spans: spans.withLock { $0 }, threads: options.threads)
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, nodes: order.compactMap { stats[$0] },
+            spans: spans, threads: options.threads, bufferAllocations: recorded.reduce(0) { $0 + $1.allocations })
+    }
+}
+
+/// What one worker recorded during a run: touched only by that worker while the run goes on.
+final class WorkerRecord: @unchecked Sendable {
+    var nodes: [String: NodeStats] = [:]
+    var spans: [TraceSpan] = []
+    /// Pixel buffers the worker allocated storage for during the run.
+    var allocations = 0
+
+    func add(node: String, op: String, seconds: Double, pixels: Int, span: TraceSpan?) {
+        nodes[node, default: NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)]
+            .add(seconds: seconds, pixels: pixels)
+        if let span { spans.append(span) }
+    }
+
+    /// A cache's size as seen by this worker: the largest counts, over all workers.
+    func addCache(node: String, op: String, bytes: Int) {
+        var entry = nodes[node] ?? NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)
+        entry.peakCacheBytes = Swift.max(entry.peakCacheBytes, bytes)
+        nodes[node] = entry
     }
 }
 
@@ -263,6 +320,18 @@ extension NodeStats {
         self.seconds += seconds
         self.pixels += pixels
         tiles += 1
+    }
+
+    /// Nothing recorded yet, for the same node.
+    fileprivate var empty: NodeStats {
+        NodeStats(node: node, op: op, seconds: 0, pixels: 0, tiles: 0, peakCacheBytes: 0)
+    }
+
+    fileprivate mutating func merge(_ other: NodeStats) {
+        seconds += other.seconds
+        pixels += other.pixels
+        tiles += other.tiles
+        peakCacheBytes = Swift.max(peakCacheBytes, other.peakCacheBytes)
     }
 }
 
@@ -274,6 +343,10 @@ public struct RunReport: Sendable {
     public var nodes: [NodeStats]
     var spans: [TraceSpan]
     var threads: Int
+    /// Pixel buffers the run's workers allocated sample storage for: tiles, kernels' input regions,
+    /// cached cells. Each worker keeps the buffers it is done with for its next tiles, so this does
+    /// not grow with the number of tiles a run renders.
+    public var bufferAllocations = 0
     /// The outputs of the nodes a run was asked to keep, by `node.port`, and the first output also by
     /// `node`; images rendered in full.
     public var outputs: [String: NodeValue] = [:]
@@ -323,7 +396,8 @@ public struct RunReport: Sendable {
         }
         lines.append(
             "total \(format3(seconds)) s on \(threads) thread\(threads == 1 ? "" : "s"), peak memory "
-                + "\(format3(Double(RunReport.peakResidentBytes) / 1_048_576)) MB")
+                + "\(format3(Double(RunReport.peakResidentBytes) / 1_048_576)) MB, \(bufferAllocations) pixel "
+                + "buffers allocated")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -344,10 +418,12 @@ private func format3(_ value: Double) -> String {
 
 /// The worker a piece of rendering runs on, and the time its nested renders took: kept per thread.
 final class Worker {
-    /// 0 for the thread that started the run; 1... for the scheduler's workers.
+    /// 0 for the thread that started the run; 1... for the run's other workers.
     var id = 0
     /// Time spent in nested (upstream) renders during the current measured render.
     var childNanos: UInt64 = 0
+    /// Where this thread records statistics for the run it works for.
+    var record: WorkerRecord?
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -69,7 +69,8 @@ package final class ScheduledSource: PixelSource {
     }
 
     private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
-        var scratch = PixelBuffer(region: .empty, channels: channels)
+        var scratch = PixelBuffer.scratch(region: .empty, channels: channels)
+        defer { scratch.recycle() }
         try forEachCell(of: target.region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
             try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }
         }
@@ -139,21 +140,16 @@ package struct RenderFailure: Error {
 }
 
 /// Rendered cells of one image, the topmost dropped first. A cell being rendered by one worker
-/// is waited for by the others, never rendered twice at once.
+/// is waited for by the others (``Pending``), never rendered twice at once.
 final class TileCache: Sendable {
     struct Key: Hashable {
         var column: Int
         var row: Int
     }
 
-    private final class Pending: Sendable {
-        let group = DispatchGroup()
-        let result = Locked<Result<PixelBuffer, any Error>?>(nil)
-    }
-
     private enum Entry {
         case ready(PixelBuffer, lastUse: Int)
-        case pending(Pending)
+        case pending(Pending<PixelBuffer>)
     }
 
     private struct State {
@@ -190,8 +186,8 @@ final class TileCache: Sendable {
     ) throws -> PixelBuffer {
         enum Step {
             case hit(PixelBuffer)
-            case wait(Pending)
-            case compute(Pending)
+            case wait(Pending<PixelBuffer>)
+            case compute(Pending<PixelBuffer>)
         }
         let step = state.withLock { state -> Step in
             state.clock += 1
@@ -202,8 +198,7 @@ final class TileCache: Sendable {
             case .pending(let pending)?:
                 return .wait(pending)
             case nil:
-                let pending = Pending()
-                pending.group.enter()
+                let pending = Pending<PixelBuffer>()
                 state.entries[key] = .pending(pending)
                 return .compute(pending)
             }
@@ -212,12 +207,9 @@ final class TileCache: Sendable {
         case .hit(let buffer):
             return buffer
         case .wait(let pending):
-            pending.group.wait()
-            guard let result = pending.result.withLock({ $0 }) else { throw CancellationError() }
-            return try result.get()
+            return try pending.wait()
         case .compute(let pending):
             let result = Result { try compute() }
-            pending.result.withLock { $0 = result }
             let bytes = state.withLock { state -> Int in
                 switch result {
                 case .success(let buffer):
@@ -229,7 +221,7 @@ final class TileCache: Sendable {
                 }
                 return state.bytes
             }
-            pending.group.leave()
+            pending.fulfil(result)
             held(bytes)
             return try result.get()
         }

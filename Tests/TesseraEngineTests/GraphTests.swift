@@ -95,9 +95,9 @@ import Testing
         #expect(largest > 0 && largest <= 4096 * 256, "largest request \(largest) pixels")
     }
 
-    /// A program may run graphs from Dispatch's own threads, several at once. Every run then waits on
-    /// workers that need threads from the same pool; callers render tiles themselves when no worker
-    /// comes, and every run writes the same pixels as one run alone.
+    /// A program may run graphs from Dispatch's own threads, several at once. Each run renders on its
+    /// own workers and the thread that called it, none waiting for Dispatch's pool to grow, and every
+    /// run writes the same pixels as one run alone.
     @Test func graphsRunConcurrentlyFromDispatchThreads() throws {
         let text = """
             version: 1

@@ -197,13 +197,62 @@ struct TestEncodingSink: Node {
     }
 }
 
+/// Passes its input through and records, for the run that has `key` as its parameter, which threads
+/// rendered its tiles and how many; with `cancelAt` it cancels that run's ``Cancellation`` when it
+/// renders the tile covering that row.
+struct TestProbe: Node {
+    static let info = NodeInfo(
+        op: "testProbe", summary: "Records the threads that render its tiles.", access: .point,
+        outputs: [.init("output", .image, doc: "The input.")],
+        example: "a: { op: testConstant }\nb: { op: testProbe, input: a, key: k }")
+
+    struct Record: Sendable {
+        var threads: Set<UInt> = []
+        var tiles = 0
+        /// Tiles that began after the cancellation was set.
+        var tilesAfterCancel = 0
+        var cancellation: Cancellation?
+    }
+
+    static let records = Locked<[String: Record]>([:])
+
+    struct Kernel: ImageKernel {
+        let key: String
+        let cancelAt: Int
+        func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+            let region = output.region
+            let cancellation = TestProbe.records.withLock { records -> Cancellation? in
+                records[key, default: Record()].threads.insert(UInt(pthread_self()))
+                records[key, default: Record()].tiles += 1
+                if records[key]?.cancellation?.isCancelled == true { records[key]?.tilesAfterCancel += 1 }
+                return records[key]?.cancellation
+            }
+            if region.minY <= cancelAt && cancelAt < region.maxY { cancellation?.cancel() }
+            output.copy(from: inputs[0])
+        }
+    }
+
+    @Input(doc: "The image to pass through.") var input: Image
+    @Parameter(doc: "Which record to write.") var key = "default"
+    @Parameter(doc: "The row whose tile cancels the run; -1 for none.", range: -1...100_000, unit: "px")
+    var cancelAt = -1
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(
+            .image(
+                Image(
+                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
+                    kernel: Kernel(key: key, cancelAt: cancelAt), inputs: [KernelInput(input)])))
+    }
+}
+
 /// The catalog the engine tests validate against: the built-ins plus the test nodes.
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
-            TestLarge.self, TestEncodingSink.self, TestScalars.self,
+            TestLarge.self, TestEncodingSink.self, TestScalars.self, TestProbe.self,
         ] {
             try catalog.register(type)
         }

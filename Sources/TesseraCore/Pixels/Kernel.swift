@@ -62,11 +62,23 @@ public final class KernelSource: PixelSource {
     }
 
     public func render(into output: inout PixelBuffer) throws {
-        var buffers: [PixelBuffer] = []
-        buffers.reserveCapacity(inputs.count)
+        // The input buffers come from this thread's spares and go back to them: a worker rendering tile
+        // after tile allocates nothing per tile.
+        var buffers = SpareSamples.current.takeFrame()
+        defer {
+            for buffer in buffers { buffer.recycle() }
+            SpareSamples.current.giveFrame(buffers)
+        }
         for (index, input) in inputs.enumerated() {
             let region = kernel.inputRegion(for: output.region, input: index)
-            buffers.append(try input.image.pixels(in: region, edge: input.edge))
+            var buffer = PixelBuffer.scratch(region: .empty, channels: input.image.channels)
+            do {
+                try input.image.render(region, edge: input.edge, into: &buffer)
+            } catch {
+                buffer.recycle()
+                throw error
+            }
+            buffers.append(buffer)
         }
         try kernel.render(into: &output, from: buffers)
     }
@@ -86,31 +98,46 @@ extension Image {
     /// The pixels of `region`, which may reach past the extent: pixels outside follow `edge`.
     /// An empty region gives an empty buffer.
     public func pixels(in region: Rect, edge: EdgeMode) throws -> PixelBuffer {
-        if region.isEmpty { return PixelBuffer(region: .empty, channels: channels) }
-        if extent.contains(region) { return try pixels(in: region) }
+        var buffer = PixelBuffer(region: .empty, channels: channels)
+        try render(region, edge: edge, into: &buffer)
+        return buffer
+    }
+
+    /// Renders `region`, which may reach past the extent (pixels outside follow `edge`), into `buffer`,
+    /// reshaped to it.
+    func render(_ region: Rect, edge: EdgeMode, into buffer: inout PixelBuffer) throws {
+        buffer.reshape(to: region)
+        if region.isEmpty { return }
+        if extent.contains(region) { return try render(into: &buffer) }
+        let inside: Rect
         switch edge {
         case .transparent:
-            var padded = PixelBuffer(region: region, channels: channels)
-            let inside = region.intersection(extent)
-            if !inside.isEmpty { padded.copy(from: try pixels(in: inside)) }
-            return padded
+            inside = region.intersection(extent)
+            buffer.samples.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            if inside.isEmpty { return }
         case .clamp:
             // The pixels the clamped coordinates land on, then each row and column replicated outward.
             let x0 = Swift.min(Swift.max(region.minX, 0), width - 1)
             let x1 = Swift.min(Swift.max(region.maxX - 1, 0), width - 1)
             let y0 = Swift.min(Swift.max(region.minY, 0), height - 1)
             let y1 = Swift.min(Swift.max(region.maxY - 1, 0), height - 1)
-            let inside = try pixels(in: Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1))
-            return inside.clampExtended(to: region)
+            inside = Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+        }
+        var part = PixelBuffer.scratch(region: inside, channels: channels)
+        defer { part.recycle() }
+        try render(into: &part)
+        switch edge {
+        case .transparent: buffer.copy(from: part)
+        case .clamp: part.clampExtend(into: &buffer)
         }
     }
 }
 
 extension PixelBuffer {
-    /// A buffer for `target` (which must overlap or touch this buffer's region in each axis) whose
-    /// pixels are this buffer's at the nearest coordinates inside it.
-    func clampExtended(to target: Rect) -> PixelBuffer {
-        var result = PixelBuffer(region: target, channels: channels)
+    /// Fills `result` (whose region must overlap or touch this buffer's in each axis) with this
+    /// buffer's pixels at the nearest coordinates inside it.
+    func clampExtend(into result: inout PixelBuffer) {
+        let target = result.region
         let channels = self.channels
         let sourceRegion = region
         let targetRowLength = result.rowLength
@@ -140,6 +167,5 @@ extension PixelBuffer {
                 }
             }
         }
-        return result
     }
 }

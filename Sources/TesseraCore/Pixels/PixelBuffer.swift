@@ -1,3 +1,6 @@
+/// Zeros to grow a buffer's samples by, a block at a time.
+private let zeroSamples = [Float](repeating: 0, count: 16384)
+
 /// The Float32 pixels of one rectangular region of an image, interleaved, row by row.
 ///
 /// The region is in the image's coordinates, so a buffer for `Rect(x: 100, y: 50, width: 8, height: 8)`
@@ -14,6 +17,15 @@ public struct PixelBuffer: Sendable, Equatable {
         self.region = region
         self.channels = channels
         self.samples = [Float](repeating: value, count: region.area * channels)
+        if !region.isEmpty { Self.countAllocation() }
+    }
+
+    /// A buffer for `region` over `storage`, resized to fit: its samples are stale.
+    init(region: Rect, channels: Int, reusing storage: [Float]) {
+        self.region = .empty
+        self.channels = channels
+        samples = storage
+        reshape(to: region)
     }
 
     public init(region: Rect, channels: Int, samples: [Float]) {
@@ -31,9 +43,14 @@ public struct PixelBuffer: Sendable, Equatable {
         let count = newRegion.area * channels
         if count < samples.count {
             samples.removeLast(samples.count - count)
-        } else if count > samples.count {
-            // A fresh array fills fast; appending a repeated element goes one element at a time.
+        } else if count <= samples.capacity {
+            // Copied from a block of zeros: appending a repeated element goes one element at a time.
+            while samples.count < count {
+                samples.append(contentsOf: zeroSamples.prefix(count - samples.count))
+            }
+        } else {
             samples = [Float](repeating: 0, count: count)
+            Self.countAllocation()
         }
         region = newRegion
     }

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Sample storage a thread renders tiles into, kept for its next tiles: a kernel's input regions, a
+/// tile on its way into a band. A worker rendering tile after tile then allocates (and page-faults)
+/// nothing per tile once its first few tiles have sized the buffers it keeps.
+///
+/// Kept per thread, so taking and giving back takes no lock. Buffers nest as renders do (a kernel's
+/// input renders its own inputs first): last taken, first given back.
+extension PixelBuffer {
+    /// A buffer for `region` with storage from this thread's spares: its samples are stale, for the
+    /// caller to overwrite all of them. Give it back with ``recycle()``.
+    package static func scratch(region: Rect, channels: Int) -> PixelBuffer {
+        PixelBuffer(region: region, channels: channels, reusing: SpareSamples.current.take())
+    }
+
+    /// Hands the storage back to this thread's spares, for the next ``scratch(region:channels:)``.
+    package consuming func recycle() {
+        SpareSamples.current.give(samples)
+    }
+
+    /// Buffers this thread has allocated sample storage for so far: the scheduler reports its
+    /// workers' count for a run, which must not grow with the run's number of tiles.
+    package static var allocationsOnThisThread: Int { SpareSamples.current.allocations }
+
+    /// Counts a new allocation of sample storage (``allocationsOnThisThread``).
+    static func countAllocation() {
+        SpareSamples.current.allocations += 1
+    }
+}
+
+/// The current thread's spare sample arrays.
+package final class SpareSamples {
+    /// More than a kernel's inputs times the depth of a chain, so a steady render finds one always.
+    private static let limit = 16
+    var allocations = 0
+    private var arrays: [[Float]] = []
+    /// Empty arrays of buffers with room for a kernel's inputs.
+    private var frames: [[PixelBuffer]] = []
+
+    func take() -> [Float] { arrays.popLast() ?? [] }
+
+    /// An empty array of buffers, for a kernel's inputs; give it back with ``giveFrame(_:)``.
+    func takeFrame() -> [PixelBuffer] { frames.popLast() ?? [] }
+
+    func giveFrame(_ frame: consuming [PixelBuffer]) {
+        guard frames.count < Self.limit else { return }
+        frame.removeAll(keepingCapacity: true)
+        frames.append(frame)
+    }
+
+    func give(_ samples: consuming [Float]) {
+        guard arrays.count < Self.limit, samples.capacity > 0 else { return }
+        arrays.append(samples)
+    }
+
+    /// Frees this thread's spares: a run's own thread calls it as the run ends, so a program that ran
+    /// a big graph does not keep its tile buffers.
+    package static func dropCurrent() {
+        current.arrays = []
+        current.frames = []
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<SpareSamples>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    static var current: SpareSamples {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<SpareSamples>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let spares = SpareSamples()
+        pthread_setspecific(key, Unmanaged.passRetained(spares).toOpaque())
+        return spares
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import Tessera
+
+/// The run's own workers: how many threads render, what they allocate, how fast they stop.
+@Suite struct WorkerPoolTests {
+    /// A gradient, cropped to `width` x `height`, blurred (a margin, so a cache of cells), tinted
+    /// (a point kernel) and written as a TIFF.
+    static func chain(width: Int, height: Int, key: String, cancelAt: Int = -1, in folder: URL) throws -> Graph {
+        let text = """
+            version: 1
+            nodes:
+              large: { op: testLarge, size: 4096 }
+              part:  { op: crop, input: large, rect: [0, 0, \(width), \(height)] }
+              probe: { op: testProbe, input: part, key: \(key), cancelAt: \(cancelAt) }
+              soft:  { op: gaussianBlur, input: probe, sigma: 2 }
+              tint:  { op: colorMatrix, input: soft, r: [0.5, 0, 0, 0] }
+              out:   { op: save, input: tint, path: out.tif }
+            """
+        return try Graph.parse(text, file: "g.yaml", baseFolder: folder.path, catalog: testCatalog)
+    }
+
+    /// Only the run's own threads render: the caller and `threads - 1` workers, whatever the number of
+    /// tiles (Dispatch's pool, which the scheduler used before, grows past the core count when its
+    /// threads block).
+    @Test(arguments: [1, 2, 3])
+    func tilesRenderOnTheRunsThreadsOnly(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            let key = "threads-\(threads)"
+            try Self.chain(width: 512, height: 1024, key: key, in: folder)
+                .run(options: RunOptions(threads: threads, tileSize: 32))
+            let record = try #require(TestProbe.records.withLock { $0[key] })
+            #expect(record.tiles >= 512 * 1024 / (32 * 32))
+            #expect(record.threads.count <= threads)
+            if threads == 1 { #expect(record.threads == [UInt(pthread_self())]) }
+        }
+    }
+
+    /// Workers keep the buffers they are done with for their next tiles: a run eight times as tall, in
+    /// eight times as many tiles, allocates no more pixel buffers. (Before the run's own workers, every
+    /// kernel's input region and every tile was a fresh buffer: thousands here.)
+    @Test(arguments: [1, 2])
+    func buffersAreReusedFromTileToTile(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            func allocations(height: Int) throws -> Int {
+                try Self.chain(width: 256, height: height, key: "allocations", in: folder)
+                    .run(options: RunOptions(threads: threads, tileSize: 32)).bufferAllocations
+            }
+            let short = try allocations(height: 256)  // 64 tiles
+            let tall = try allocations(height: 2048)  // 512 tiles
+            #expect(short > 0)
+            #expect(tall <= short + 2 * threads, "\(short) buffers for 64 tiles, \(tall) for 512")
+        }
+    }
+
+    /// Cancelling stops every worker within the tile it is rendering: once the flag is set, no tile
+    /// begins except on workers that had checked it just before.
+    @Test(arguments: [1, 2, 3])
+    func cancellationStopsEveryWorkerWithinATile(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            let key = "cancel-\(threads)"
+            let cancellation = Cancellation()
+            TestProbe.records.withLock { $0[key] = TestProbe.Record(cancellation: cancellation) }
+            let graph = try Self.chain(width: 256, height: 4096, key: key, cancelAt: 1000, in: folder)
+            #expect {
+                try graph.run(options: RunOptions(threads: threads, tileSize: 32, cancellation: cancellation))
+            } throws: { error in
+                (error as? RunError)?.isCancellation == true
+            }
+            let record = try #require(TestProbe.records.withLock { $0[key] })
+            #expect(record.tilesAfterCancel < threads, "\(record.tilesAfterCancel) tiles began after the cancel")
+            // Far fewer than the 1024 tiles of the whole image: the run stopped near row 1000.
+            #expect(record.tiles < 1024 / 2)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.tif").path))
+        }
+    }
+}
