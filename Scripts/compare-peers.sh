@@ -4,6 +4,7 @@
 # Usage: Scripts/compare-peers.sh [codecs] [filters] [memory] [accuracy] [thumbnail]  (no argument: all)
 #        TESSERA=path/to/tessera RUNS=9 FILTER_RUNS=5 WORK=/tmp/peers Scripts/compare-peers.sh filters
 #        TESSERA_SOURCE=worktree Scripts/compare-peers.sh    (build the working tree, not the commit)
+#        BEFORE=old/tessera Scripts/compare-peers.sh filters (also time an older build, in the same rounds)
 #
 # Sections:
 #   codecs    `tessera convert` against `vips copy` on a 3840x2160 photo: PNG 8/16-bit, TIFF, JPEG.
@@ -277,6 +278,13 @@ job() {
     echo "   ($(machine_note))"
 }
 
+# The "tessera before" tool for graph $1 (with more options $2), when BEFORE names an older build: it
+# runs in the same rounds as the others, so "no job slower than before" is measured side by side.
+before_tool() {
+    before=()
+    [[ -z ${BEFORE:-} ]] || before=("tessera before|$BEFORE run $1.yaml --quiet${2:+ $2}")
+}
+
 filters() {
     echo
     echo "== filters"
@@ -289,11 +297,12 @@ filters() {
     fi
     # The floor every job stands on: decode and encode the same TIFF, no operation.
     graph t-copy "result: { op: crop, input: photo }"
+    before_tool t-copy
     job "copy (read and write only: the floor of every job)" \
         "vips copy; OpenCV imread + imwrite; tessera load -> crop with no rect (the whole image) -> save." \
         "vips copy|vips copy in8k.tif v-copy.tif[compression=none]" \
         "opencv imread + imwrite|$ocv crop 0 0 7680 4320 in8k.tif c-copy.tif" \
-        "tessera|$TESSERA run t-copy.yaml --quiet"
+        "tessera|$TESSERA run t-copy.yaml --quiet" "${before[@]}"
 
     local sigma tessera_blur note
     for sigma in 2 20; do
@@ -308,12 +317,14 @@ filters() {
         note+=" where it falls below min-ampl (default 0.2, a radius of 1.8 sigma); min-ampl 0.001 (its smallest)"
         note+=" gives 3.7 sigma, the closest to SciPy's 4 sigma, which tessera follows. OpenCV's ksize (0,0) on"
         note+=" 8-bit data is 6 sigma + 1 taps in 16-bit fixed point, BORDER_REPLICATE. All clamp edges."
+        before=()
+        ! $blur || before_tool "t-blur$sigma" "--threads 2"
         job "gaussianBlur sigma $sigma" "$note" \
             "vips gaussblur --min-ampl 0.001|vips gaussblur in8k.tif v-blur$sigma.tif[compression=none] $sigma \
 --min-ampl 0.001" \
             "vips gaussblur (default min-ampl 0.2)|vips gaussblur in8k.tif vd-blur$sigma.tif[compression=none] $sigma" \
             "opencv GaussianBlur|$ocv blur $sigma in8k.tif c-blur$sigma.tif" \
-            "${tessera_blur[@]}"
+            "${tessera_blur[@]}" "${before[@]}"
         if $blur && [[ $sigma == 20 ]]; then
             local one two speedup verdict
             one=$(median <tool4.txt)
@@ -330,25 +341,28 @@ filters() {
 g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0] }" "|depth: float"
     note="vips recomb always makes float samples, so every tool writes a 32-bit float TIFF (398 MB): vips and"
     note+=" OpenCV in 0...255, tessera in 0...1. OpenCV converts to float32, then cv2.transform."
+    before_tool t-matrix
     job "colorMatrix (3x3, float out)" "$note" \
         "vips recomb|vips recomb in8k.tif v-matrix.tif[compression=none] sepia.mat" \
         "opencv transform|$ocv colormatrix sepia.txt in8k.tif c-matrix.tif" \
-        "tessera|$TESSERA run t-matrix.yaml --quiet"
+        "tessera|$TESSERA run t-matrix.yaml --quiet" "${before[@]}"
 
     graph t-crop "result: { op: crop, input: photo, rect: [100, 100, 7480, 4120] }"
+    before_tool t-crop
     job "crop (100 px margins)" "vips extract_area; OpenCV a numpy slice (a view) written out." \
         "vips extract_area|vips extract_area in8k.tif v-crop.tif[compression=none] 100 100 7480 4120" \
         "opencv slice|$ocv crop 100 100 7480 4120 in8k.tif c-crop.tif" \
-        "tessera|$TESSERA run t-crop.yaml --quiet"
+        "tessera|$TESSERA run t-crop.yaml --quiet" "${before[@]}"
 
     graph t-blend "result: { op: blendWithMask, input: photo, background: bg, mask: mask }"
     note="out = a*m + b*(1-m), m = mask/255. vips ifthenelse --blend (integer arithmetic); OpenCV"
     note+=" cv2.blendLinear with float weights m and 1-m; tessera blendWithMask (Float32)."
+    before_tool t-blend
     job "blendWithMask (one-band 8-bit mask)" "$note" \
         "vips ifthenelse --blend|vips ifthenelse mask8k.tif in8k.tif bg8k.tif v-blend.tif[compression=none] \
 --blend" \
         "opencv blendLinear|$ocv blend mask8k.tif in8k.tif bg8k.tif c-blend.tif" \
-        "tessera|$TESSERA run t-blend.yaml --quiet"
+        "tessera|$TESSERA run t-blend.yaml --quiet" "${before[@]}"
 
     echo
     echo "summary (markdown):"

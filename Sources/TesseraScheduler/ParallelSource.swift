@@ -210,8 +210,10 @@ package final class ParallelSource: PixelSource, WorkSet {
         // Time in here (waiting for bands, copying them) is not the reading node's own: a sink's or a
         // global node's --stats time is its encoding or its own work.
         let worker = Worker.current
-        let begin = DispatchTime.now().uptimeNanoseconds
-        defer { worker.childNanos += DispatchTime.now().uptimeNanoseconds - begin }
+        return try worker.outsideOwnTime { try bands(for: region, mode: mode, id: worker.id) }
+    }
+
+    private func bands(for region: Rect, mode: Mode, id: Int) throws -> [Band] {
         let firstRow = region.minY / tile
         let lastRow = (region.maxY - 1) / tile
         let (needed, added) = try state.withLock { state -> ([Band], Bool) in
@@ -240,7 +242,6 @@ package final class ParallelSource: PixelSource, WorkSet {
             return ((firstRow...lastRow).compactMap { state.bands[$0] }, added)
         }
         if added { monitor.pool.submit(self) }
-        let id = worker.id
         for band in needed {
             // The band's tiles no worker has taken yet are rendered here, then the others waited for.
             while let part = state.withLock({ $0.failure == nil ? band.claim(id: id) : nil }) {

@@ -425,6 +425,15 @@ final class Worker {
     /// Where this thread records statistics for the run it works for.
     var record: WorkerRecord?
 
+    /// Runs `body`, whose whole time is not the measured node's own: waiting for cells or bands and
+    /// rendering them for the node. Renders measured inside it are counted once, with the rest.
+    func outsideOwnTime<T>(_ body: () throws -> T) rethrows -> T {
+        let childrenBefore = childNanos
+        let begin = DispatchTime.now().uptimeNanoseconds
+        defer { childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
+        return try body()
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in if let pointer { Unmanaged<Worker>.fromOpaque(pointer).release() } }

@@ -84,22 +84,20 @@ package final class ScheduledSource: PixelSource {
     private func forEachCell(
         of region: Rect, width: Int, height: Int, _ cell: (_ column: Int, _ row: Int, _ part: Bool) throws -> Void
     ) throws {
-        let worker = Worker.current
-        let childrenBefore = worker.childNanos
-        let begin = DispatchTime.now().uptimeNanoseconds
-        defer { worker.childNanos = childrenBefore + (DispatchTime.now().uptimeNanoseconds - begin) }
-        let cells = region.gridCells(width: width, height: height)
-        if inner.prefersSequentialRows, let last = cells.last {
-            let lastRow = last.minY / height
-            var row = nextSequentialRow.load(ordering: .relaxed)
-            while row < lastRow {
-                try cell(0, row, false)
-                row += 1
-                nextSequentialRow.store(row, ordering: .relaxed)
+        try Worker.current.outsideOwnTime {
+            let cells = region.gridCells(width: width, height: height)
+            if inner.prefersSequentialRows, let last = cells.last {
+                let lastRow = last.minY / height
+                var row = nextSequentialRow.load(ordering: .relaxed)
+                while row < lastRow {
+                    try cell(0, row, false)
+                    row += 1
+                    nextSequentialRow.store(row, ordering: .relaxed)
+                }
+                nextSequentialRow.store(Swift.max(row, lastRow + 1), ordering: .relaxed)
             }
-            nextSequentialRow.store(Swift.max(row, lastRow + 1), ordering: .relaxed)
+            for part in cells { try cell(part.minX / width, part.minY / height, true) }
         }
-        for part in cells { try cell(part.minX / width, part.minY / height, true) }
     }
 
     private func cell(column: Int, row: Int, cache: TileCache) throws -> PixelBuffer {

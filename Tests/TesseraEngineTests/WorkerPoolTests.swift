@@ -75,4 +75,20 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.tif").path))
         }
     }
+
+    /// A writer's own time is its encoding: on one thread it renders every tile itself while it waits
+    /// for its bands, and that time is its inputs', counted once (it was once subtracted twice, which
+    /// left the writer no time at all).
+    @Test func aWriterRenderingItsOwnTilesKeepsItsOwnTime() throws {
+        try withTemporaryFolder { folder in
+            let report = try Self.chain(width: 512, height: 512, key: "own-time", in: folder)
+                .run(options: RunOptions(threads: 1, tileSize: 64))
+            let stats = Dictionary(uniqueKeysWithValues: report.nodes.map { ($0.node, $0) })
+            let out = try #require(stats["out"])
+            let soft = try #require(stats["soft"])
+            #expect(out.seconds > 0 && soft.seconds > 0)
+            // Every node's own time together is the run's time at most (one thread).
+            #expect(report.nodes.reduce(0) { $0 + $1.seconds } <= report.seconds)
+        }
+    }
 }
