@@ -134,7 +134,7 @@ extension Graph {
                     case .materialize(_, let inFile)?:
                         try source.materialize(RenderPlan.SourceFacts(image), inFile: inFile)
                     case .shared?:
-                        source.enableCache(rows: 2)
+                        source.enableCache(readHeight: options.tileSize)
                     default:
                         break
                     }
@@ -265,7 +265,7 @@ extension Graph {
                 !kernelSource.kernel.inputRegion(for: $0, input: index).intersection(region).isEmpty
             }
             if shared && (region.width > probe.width || region.height > probe.height) {
-                source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)
+                source.enableCache(readHeight: region.height)
             }
         }
     }
@@ -289,7 +289,7 @@ extension Graph {
             // Cells even where tiles share nothing: they are what splits a tall request into pieces.
             let region = kernelSource.kernel.inputRegion(for: probe, input: index)
             if region.width > probe.width || region.height > probe.height {
-                source.enableCache(rows: (region.height + tileSize - 1) / tileSize + 1)
+                source.enableCache(readHeight: region.height)
             }
             return KernelInput(
                 Image(

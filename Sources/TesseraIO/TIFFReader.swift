@@ -85,9 +85,19 @@ public final class TIFFReader: PixelSource, Sendable {
     }
 
     /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles. Where
-    /// tiles are read again (margins), the scheduler caches converted cells, so more would only
-    /// duplicate its cache (a 20000-pixel-wide tiled file would keep 16 MB per row of tiles).
+    /// tiles are read again (margins), the scheduler caches converted cells, so more would mostly
+    /// duplicate its cache.
     static let recentChunkBytes = 16 << 20
+
+    /// The bytes of decoded chunks kept: ``recentChunkBytes``, or, for a tiled file, one row of tiles
+    /// and one more if that is larger. The scheduler's cells under a blur's margins are a quarter of a
+    /// tile tall, so a row of tiles is read by four rows of cells, one across the whole width after
+    /// another: a 20000-pixel-wide file keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
+    private static func keptBytes(_ g: Geometry, chunkBytes: Int) -> Int {
+        guard g.isTiled else { return recentChunkBytes }
+        return Swift.max(
+            recentChunkBytes, saturatingProduct((g.width + g.chunkWidth - 1) / g.chunkWidth + 1, chunkBytes))
+    }
 
     private let geometry: Geometry
     private let handle: Locked<Handle?>
@@ -232,7 +242,8 @@ public final class TIFFReader: PixelSource, Sendable {
                 throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
             }
             try checkCompressionRatio(tiff, geometry: g, chunkBytes: chunkBytes, count: count, path: path)
-            let kept = Swift.max(1, Swift.min(count, 4), Swift.min(count, recentChunkBytes / chunkBytes))
+            let kept = Swift.max(
+                1, Swift.min(count, 4), Swift.min(count, keptBytes(g, chunkBytes: chunkBytes) / chunkBytes))
             bytes = saturatingProduct(chunkBytes, kept)
             let chunk =
                 g.isTiled
@@ -441,7 +452,7 @@ public final class TIFFReader: PixelSource, Sendable {
             handle.recent[chunk] = (raw, 0)
             handle.use(chunk)
             handle.recentBytes += raw.count
-            while handle.recent.count > 4, handle.recentBytes > Self.recentChunkBytes {
+            while handle.recent.count > 4, handle.recentBytes > Self.keptBytes(g, chunkBytes: raw.count) {
                 handle.evictOldest()
             }
             return raw

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TesseraCore
 
@@ -25,20 +24,24 @@ package final class ScheduledSource: PixelSource {
         self.extent = image.extent
         self.channels = image.channels
         self.monitor = monitor
-        if image.source.prefersSequentialRows { enableCache(rows: 2) }
+        if image.source.prefersSequentialRows { enableCache(readHeight: monitor.options.tileSize) }
     }
 
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
 
-    /// Keeps at least `rows` rows of cells (a reader's margin plus the row it renders).
-    package func enableCache(rows: Int) {
+    /// Caches cells for readers whose tiles each ask for up to `readHeight` rows: enough rows of cells
+    /// for one such request, plus one for the workers already on the next band. Where a request is
+    /// taller than a tile (a blur's margins), the cells are a quarter of a tile tall, so the rows kept
+    /// above and below a band are not whole tiles: a sigma 2 blur keeps 384 rows, not 768.
+    package func enableCache(readHeight: Int) {
         let tile = monitor.options.tileSize
         cache.withLock { cache in
             let cellWidth = inner.prefersSequentialRows ? extent.width : tile
-            let perRow = (extent.width + cellWidth - 1) / cellWidth
-            let capacity = perRow * Swift.max(rows, cache?.rows ?? 0, 2)
+            let cellHeight = cache?.cellHeight ?? (readHeight > tile && tile >= 64 ? tile / 4 : tile)
+            let rows = Swift.max((readHeight + cellHeight - 1) / cellHeight + 1, cache?.rows ?? 0, 2)
+            let capacity = (extent.width + cellWidth - 1) / cellWidth * rows
             if let existing = cache, existing.capacity >= capacity { return }
-            cache = TileCache(cellWidth: cellWidth, cellHeight: tile, rows: rows, capacity: capacity)
+            cache = TileCache(cellWidth: cellWidth, cellHeight: cellHeight, rows: rows, capacity: capacity)
         }
     }
 
@@ -155,7 +158,8 @@ final class TileCache: Sendable {
         var clock = 0
         var bytes = 0
         /// Evicted cells' storage, handed out again so big cells are not allocated (and page-faulted)
-        /// anew each time.
+        /// anew each time. Shared by the workers, unlike their spares (``PixelBuffer/scratch``): one
+        /// worker may drop the cells another renders next.
         var spare: [PixelBuffer] = []
     }
 
@@ -237,8 +241,9 @@ final class TileCache: Sendable {
                 oldest = (key, lastUse, buffer.samples.count)
             }
             guard let (key, _, count) = oldest else { return }
-            if case .ready(let buffer, _)? = state.entries[key], state.spare.count < 2 { state.spare.append(buffer) }
-            state.entries[key] = nil
+            if case .ready(let buffer, _)? = state.entries.removeValue(forKey: key), state.spare.count < 2 {
+                state.spare.append(buffer)
+            }
             state.bytes -= count * MemoryLayout<Float>.size
         }
     }

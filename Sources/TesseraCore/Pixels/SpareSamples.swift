@@ -12,7 +12,7 @@ extension PixelBuffer {
     /// A buffer for `region` with storage from this thread's spares: its samples are stale, for the
     /// caller to overwrite all of them. Give it back with ``recycle()``.
     package static func scratch(region: Rect, channels: Int) -> PixelBuffer {
-        PixelBuffer(region: region, channels: channels, reusing: SpareSamples.current.take())
+        PixelBuffer(region: region, channels: channels, reusing: SpareSamples.current.take(region.area * channels))
     }
 
     /// Hands the storage back to this thread's spares, for the next ``scratch(region:channels:)``.
@@ -39,7 +39,25 @@ package final class SpareSamples {
     /// Empty arrays of buffers with room for a kernel's inputs.
     private var frames: [[PixelBuffer]] = []
 
-    func take() -> [Float] { arrays.popLast() ?? [] }
+    /// The spare that holds `count` samples with the least room to spare, or else the largest (which
+    /// grows): buffers of many sizes share the list without a small one forcing a big allocation.
+    func take(_ count: Int) -> [Float] {
+        var best: Int?
+        for index in arrays.indices {
+            let capacity = arrays[index].capacity
+            guard let current = best else {
+                best = index
+                continue
+            }
+            let bestCapacity = arrays[current].capacity
+            if capacity >= count ? (bestCapacity < count || capacity < bestCapacity) : capacity > bestCapacity {
+                best = index
+            }
+        }
+        guard let best else { return [] }
+        arrays.swapAt(best, arrays.count - 1)
+        return arrays.removeLast()
+    }
 
     /// An empty array of buffers, for a kernel's inputs; give it back with ``giveFrame(_:)``.
     func takeFrame() -> [PixelBuffer] { frames.popLast() ?? [] }
