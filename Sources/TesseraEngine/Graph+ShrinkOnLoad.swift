@@ -39,3 +39,37 @@ private struct SizeOnly: PixelSource {
         throw ImageError(message: "the plan's stand-in for an image was read (it has a size, not pixels)")
     }
 }
+
+extension Graph {
+    /// Opens the smaller decodes the plan chose (its header read, no pixel decoded) and puts each in
+    /// its source's image, which keeps its full size: the run schedules the smaller decode in its
+    /// place, and the readers map it (``Image/smallerDecode``).
+    static func decodeSmaller(
+        _ opened: inout [String: [String: NodeValue]], as plan: RenderPlan, nodes: [GraphNode]
+    ) throws(RunError) {
+        for image in plan.images {
+            guard let shrink = image.shrinkOnLoad?.shrink, case .image(let full)? = opened[image.node]?[image.port],
+                let source = full.source as? ShrinkableSource, let node = nodes.first(where: { $0.name == image.node })
+            else { continue }
+            do {
+                let smaller = try source.decodingSmaller(by: shrink)
+                opened[image.node]?[image.port] = .image(
+                    Image(
+                        width: full.width, height: full.height, layout: full.layout, depth: full.depth, source: smaller)
+                )
+            } catch {
+                throw runError(error, at: node, in: nodes)
+            }
+        }
+    }
+
+    /// A node's output image as the graph sees it, once the run has wrapped the pixels it decodes
+    /// (`scheduled`): that image, or, for a source decoded smaller, the full-size image whose smaller
+    /// decode is served by it.
+    static func serving(_ output: Image, from scheduled: Image) -> Image {
+        guard let source = output.source as? ShrinkableSource, source.chosen != nil else { return scheduled }
+        return Image(
+            width: output.width, height: output.height, layout: output.layout, depth: output.depth,
+            source: source.servingSmallerDecode(from: scheduled))
+    }
+}
