@@ -5,7 +5,8 @@ extension Graph {
     public var dot: String { dot(plan: nil) }
 
     /// The graph in Graphviz's language, with `plan` shown on it when given: each image's decision
-    /// under its node (kept whole nodes filled), and each pass numbered on its node.
+    /// under its node (kept whole nodes filled), a source decoded smaller (shrink-on-load), and each
+    /// pass numbered on its node.
     public func dot(plan: RenderPlan?) -> String {
         var lines = [
             "digraph \(Self.quoted(file)) {", "    rankdir=LR;", "    node [shape=box, fontname=\"Helvetica\"];",
@@ -25,6 +26,7 @@ extension Graph {
                 }
                 for image in plan.images where image.node == node.name && image.decision != .unread {
                     label.append("→ " + image.decision.summary)
+                    if let shrink = image.shrinkOnLoad?.shrink { label.append("decoded at 1/\(shrink)") }
                     if case .materialize = image.decision { style = ", style=filled, fillcolor=\"#fde9b6\"" }
                 }
             }

@@ -16,11 +16,15 @@ extension RenderPlan {
                 else { return nil }
                 return (reference.node, reference.port)
             }
+            // How much it shrinks what it reads, asked only of a node reading a source that can be decoded
+            // smaller (shrink-on-load).
+            let readsShrinkable = pixelInputs.count == 1 && sources[pixelInputs[0].node]?.shrinks.isEmpty == false
             return Node(
                 name: node.name, op: node.declaration.op, access: node.declaration.access,
                 outputReadsInput: node.declaration.info.outputReadsInput,
                 outputs: node.declaration.outputs.map { ($0.name, $0.type == .image) }, pixelInputs: pixelInputs,
-                isKept: keeping.contains(node.name), isSupplied: supplied.contains(node.name))
+                isKept: keeping.contains(node.name), isSupplied: supplied.contains(node.name),
+                inputShrink: readsShrinkable ? node.inputShrink(sources: sources, nodes: byName) : nil)
         }
         self.init(nodes: planned, sources: sources, diskThreshold: diskThreshold)
     }

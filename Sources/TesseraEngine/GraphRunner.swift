@@ -120,11 +120,13 @@ extension Graph {
                     outputs = try node.execute(reading: values, monitor: monitor)
                 }
                 for (port, value) in outputs {
-                    guard case .image(let image) = value else {
+                    guard case .image(let output) = value else {
                         values["\(node.name).\(port)"] = value
                         collected["\(node.name).\(port)"] = value
                         continue
                     }
+                    // A source decoded smaller (shrink-on-load): that decode is what is scheduled and counted.
+                    let image = output.smallerDecode?.image ?? output
                     let staged = Self.scheduleStages(
                         of: image, node: node.name, op: node.declaration.op, monitor: monitor)
                     Self.enableCaches(for: staged, tileSize: options.tileSize)
@@ -139,9 +141,11 @@ extension Graph {
                         break
                     }
                     values["\(node.name).\(port)"] = .image(
-                        Image(
-                            width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-                            source: source))
+                        Self.serving(
+                            output,
+                            from: Image(
+                                width: image.width, height: image.height, layout: image.layout, depth: image.depth,
+                                source: source)))
                 }
                 if keeping.contains(node.name) {
                     for port in node.declaration.outputs {
@@ -216,6 +220,7 @@ extension Graph {
         let plan = RenderPlan(
             nodes: nodes, keeping: Set(keeping), supplied: Set(supplied.keys), sources: facts,
             diskThreshold: monitor.options.diskThreshold)
+        try Self.decodeSmaller(&opened, as: plan, nodes: nodes)
         return (plan, opened)
     }
 

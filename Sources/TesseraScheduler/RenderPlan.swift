@@ -14,6 +14,9 @@ import TesseraCore
 ///   in memory or, past ``RunOptions/diskThreshold``, in a temporary file that is unlinked as soon as
 ///   it is made, so no exit leaves it behind (libvips' random-access loads do the same).
 ///
+/// A source whose every reader only shrinks it, by enough, is decoded smaller (shrink-on-load:
+/// ``ImagePlan/shrinkOnLoad``), and served as above at that size.
+///
 /// The planner is pure: it reads the graph's declarations and what the sources' headers said, and
 /// computes no pixels and starts no threads.
 public struct RenderPlan: Sendable {
@@ -70,10 +73,19 @@ public struct RenderPlan: Sendable {
         public var size: (width: Int, height: Int)?
         /// Whether ``size`` was read from a header rather than estimated.
         public var sizeIsKnown: Bool
+        /// A source decoded smaller than ``size`` because every reader shrinks it (nil: decoded whole).
+        public var shrinkOnLoad: ShrinkOnLoad? = nil
 
         public static func == (a: ImagePlan, b: ImagePlan) -> Bool {
             a.image == b.image && a.readers == b.readers && a.decision == b.decision
                 && a.size?.width == b.size?.width && a.size?.height == b.size?.height
+                && a.shrinkOnLoad == b.shrinkOnLoad
+        }
+
+        /// The size its pixels are made at: ``size``, or the smaller decode's.
+        public var decodedSize: (width: Int, height: Int)? {
+            guard let size, let shrink = shrinkOnLoad?.shrink else { return size }
+            return ((size.width + shrink - 1) / shrink, (size.height + shrink - 1) / shrink)
         }
 
         /// The passes that read it, in order, each once.
@@ -90,10 +102,12 @@ public struct RenderPlan: Sendable {
         public var sequential: Bool
         /// Its samples are file samples (``PixelSource/givesFileSamples``): it is kept in its depth.
         public var givesFileSamples: Bool
+        /// The shrinks it can also be decoded at, faster (a JPEG: 2, 4, 8; ``ShrinkableSource``).
+        public var shrinks: [Int]
 
         public init(
             width: Int, height: Int, layout: PixelLayout, depth: SampleDepth, sequential: Bool,
-            givesFileSamples: Bool
+            givesFileSamples: Bool, shrinks: [Int] = []
         ) {
             self.width = width
             self.height = height
@@ -101,12 +115,14 @@ public struct RenderPlan: Sendable {
             self.depth = depth
             self.sequential = sequential
             self.givesFileSamples = givesFileSamples
+            self.shrinks = shrinks
         }
 
         public init(_ image: Image) {
             self.init(
                 width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-                sequential: image.source.prefersSequentialRows, givesFileSamples: image.source.givesFileSamples)
+                sequential: image.source.prefersSequentialRows, givesFileSamples: image.source.givesFileSamples,
+                shrinks: (image.source as? ShrinkableSource)?.shrinks ?? [])
         }
 
         /// Bytes to keep the image whole: its file channels in its depth when that is exact, Float32
@@ -161,11 +177,13 @@ extension RenderPlan {
         public var isKept: Bool
         /// A program supplies its value: it runs nothing and reads nothing.
         public var isSupplied: Bool
+        /// For a node that only shrinks its one image input (``ShrinkingNode``, resize): by how much.
+        public var inputShrink: Double?
 
         public init(
             name: String, op: String, access: AccessPattern, outputReadsInput: Bool = false,
             outputs: [(name: String, isImage: Bool)], pixelInputs: [(node: String, port: String)],
-            isKept: Bool = false, isSupplied: Bool = false
+            isKept: Bool = false, isSupplied: Bool = false, inputShrink: Double? = nil
         ) {
             self.name = name
             self.op = op
@@ -175,6 +193,7 @@ extension RenderPlan {
             self.pixelInputs = isSupplied ? [] : pixelInputs
             self.isKept = isKept
             self.isSupplied = isSupplied
+            self.inputShrink = inputShrink
         }
 
         var readsWholeImages: Bool { !isSupplied && (access == .sink || access == .global) }
@@ -254,7 +273,10 @@ extension RenderPlan {
                 let perPass = Dictionary(grouping: imageReaders, by: \.pass).values.map { Set($0.map(\.node)).count }
                 let mostInOnePass = perPass.max() ?? 0
                 let source = node.access == .source && !node.isSupplied
-                let facts = sources[node.name]
+                plan.shrinkOnLoad = sources[node.name].flatMap { facts in
+                    Self.shrinkOnLoad(facts, readers: imageReaders.compactMap { byName[$0.node] })
+                }
+                let facts = sources[node.name].map { $0.shrunk(by: plan.shrinkOnLoad?.shrink ?? 1) }
                 let reorders = imageReaders.contains { byName[$0.node]?.access == .geometry }
                 if imageReaders.isEmpty {
                     plan.decision = .unread
@@ -294,7 +316,7 @@ extension RenderPlan {
                 if case .materialize = plan.decision, !rendered.insert(image).inserted, !read.contains(image) {
                     continue
                 }
-                if let size = plan.size { pixels = saturatingSum(pixels, area(size)) }
+                if let size = plan.decodedSize { pixels = saturatingSum(pixels, area(size)) }
             }
             passes[index].estimatedPixels = Swift.max(1, pixels)
         }
@@ -333,6 +355,9 @@ extension RenderPlan: CustomStringConvertible {
         for image in images {
             let size = image.sizeIsKnown ? image.size.map { " \($0.width)x\($0.height)" } ?? "" : ""
             lines.append("  \(image.image) (\(image.op)\(size)): \(image.decision.summary); \(image.reason)")
+            if let shrink = image.shrinkOnLoad {
+                lines.append("      " + shrink.summary(decodedSize: image.decodedSize))
+            }
             if !image.readers.isEmpty {
                 let readers = image.readers.map { "\($0.node) (pass \($0.pass + 1))" }
                 lines.append("      read by " + readers.joined(separator: ", "))

@@ -7,12 +7,13 @@ import Testing
 /// and an image kept whole gives back exactly the samples it was decoded to.
 @Suite struct DecodeOnceTests {
     /// Every load node rendered its image's pixels once: all of them when it is kept whole, at most
-    /// all of them when it streams (a crop alone reads the rows down to its bottom).
+    /// all of them when it streams (a crop alone reads the rows down to its bottom); those of its smaller
+    /// decode when it has one (shrink-on-load).
     static func expectDecodedOnce(_ report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
     {
         let plan = try #require(report.plan)
         for image in plan.images where image.op == "load" && image.decision != .unread {
-            let size = try #require(image.size)
+            let size = try #require(image.decodedSize)
             let rendered = report.nodes.first { $0.node == image.node }?.pixels ?? 0
             let kept = if case .materialize = image.decision { true } else { false }
             #expect(

@@ -57,15 +57,18 @@ import Testing
         }
     }
 
-    /// A 203x149 JPEG loaded with shrink 8 and resized: the load node renders its 26x19 pixels, 1/61 of
-    /// the 30,247 a plain load renders for the same resize.
+    /// A 203x149 JPEG resized to 12 px: loaded with shrink 8, the load node renders its 26x19 pixels, 1/61
+    /// of the 30,247 a plain load renders (`shrink: 1`); left to the plan (16.9x), it is decoded at 1/2,
+    /// 102x75.
     @Test func aShrunkLoadRendersAFraction() throws {
         let resize = "small: { op: resize, input: photo, width: 12 }"
         let save = "out: { op: save, input: small, path: out.png }"
         let shrunk = try renderedPixels(["photo: { op: load, path: PHOTO, shrink: 8 }", resize, save])
         #expect(shrunk["photo"] == 26 * 19)
-        let plain = try renderedPixels(["photo: { op: load, path: PHOTO }", resize, save])
+        let plain = try renderedPixels(["photo: { op: load, path: PHOTO, shrink: 1 }", resize, save])
         #expect(plain["photo"] == 203 * 149)
+        let chosen = try renderedPixels(["photo: { op: load, path: PHOTO }", resize, save])
+        #expect(chosen["photo"] == 102 * 75)
     }
 
     /// The thumbnail node streams its decode and resize: the run sees its output's pixels, once.
@@ -74,5 +77,179 @@ import Testing
             "thumb: { op: thumbnail, path: PHOTO, size: 12 }", "out: { op: save, input: thumb, path: out.png }",
         ])
         #expect(pixels["thumb"] == 12 * 9)
+    }
+
+    // MARK: Chosen by the plan
+
+    /// A photo-like JPEG of `side` x `side`: the example astronaut enlarged (lanczos3) and saved at quality
+    /// 90, made in `folder` by a graph.
+    static func photoJPEG(side: Int, in folder: URL) throws -> String {
+        let astronaut = repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path
+        let path = folder.appendingPathComponent("photo-\(side).jpg").path
+        let text = """
+            version: 1
+            nodes:
+              a: { op: load, path: \(astronaut) }
+              b: { op: resize, input: a, width: \(side), height: \(side), interpolation: lanczos3 }
+              c: { op: save, input: b, path: \(path), quality: 90 }
+            """
+        let file = folder.appendingPathComponent("make.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        try Graph.load(path: file.path, catalog: .builtin()).run()
+        return path
+    }
+
+    /// RGB noise, every sample drawn at random (a fixed seed), `width` x `height`, saved at quality 90:
+    /// the most detail per pixel a JPEG holds.
+    static func noiseJPEG(width: Int, height: Int, in folder: URL) throws -> String {
+        var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: 4)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<3 {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    buffer[x, y, c] = Float(state >> 40) / Float(1 << 24)
+                }
+                buffer[x, y, 3] = 1
+            }
+        }
+        let path = folder.appendingPathComponent("noise.jpg").path
+        try ImageFile.save(Image(buffer: buffer, layout: .rgb, depth: .uint8), to: path, options: EncodeOptions())
+        return path
+    }
+
+    /// A JPEG at `path` loaded, resized by `resize` (a node named `small` reading `photo`) and saved as
+    /// float; returns what was saved and the run's report. `shrink` is the load's, or none.
+    func resized(_ path: String, _ resize: String, shrink: Int?, in folder: URL) throws -> (PixelBuffer, RunReport) {
+        let out = folder.appendingPathComponent("out-\(shrink ?? 0).tif").path
+        let text = """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(path)\(shrink.map { ", shrink: \($0)" } ?? "") }
+              small: \(resize)
+              out: { op: save, input: small, path: \(out), depth: float }
+            """
+        let file = folder.appendingPathComponent("g.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let report = try Graph.load(path: file.path, catalog: .builtin()).run()
+        return (try ImageFile.load(path: out).1.pixels(), report)
+    }
+
+    /// The largest and mean difference of two renders, in levels of 255, over red, green and blue.
+    static func difference(_ a: PixelBuffer, _ b: PixelBuffer) -> (max: Double, mean: Double) {
+        var largest = 0.0
+        var total = 0.0
+        for y in a.region.minY..<a.region.maxY {
+            for x in a.region.minX..<a.region.maxX {
+                for c in 0..<3 {
+                    let d = Double(abs(a[x, y, c] - b[x, y, c])) * 255
+                    largest = max(largest, d)
+                    total += d
+                }
+            }
+        }
+        return (largest, total / Double(a.region.area * 3))
+    }
+
+    /// A JPEG whose only reader is a resize shrinking it 12 times or more is decoded at 1/2, 1/4 or 1/8
+    /// (what the report's `load` pixels show), and the output is the size, and within 2/255, of the same
+    /// graph decoding the whole file (`shrink: 1`). Measured (max / mean, levels of 255): the photo
+    /// 0.72 / 0.07 at 1/2, 0.79 / 0.11 at 1/4, 0.96 / 0.16 at 1/8; the noise 1.80 / 0.38, 0.97 / 0.24,
+    /// 0.68 / 0.17. Tolerance 2/255, which noise at 1/2 comes near (RenderPlan.shrinkLeftToReaders).
+    @Test(arguments: [
+        ("photo", "{ op: resize, input: photo, width: 120 }", 2),
+        ("photo", "{ op: resize, input: photo, width: 60, interpolation: lanczos3 }", 4),
+        ("photo", "{ op: resize, input: photo, factor: 0.02, interpolation: bilinear }", 8),
+        ("noise", "{ op: resize, input: photo, width: 72 }", 2),
+        ("noise", "{ op: resize, input: photo, height: 24, interpolation: lanczos3 }", 4),
+        ("noise", "{ op: resize, input: photo, width: 18 }", 8),
+    ])
+    func aResizedJPEGIsDecodedSmallerAndWithinTwoLevels(image: String, resize: String, shrink: Int) throws {
+        try withTemporaryFolder { folder in
+            let path =
+                image == "photo"
+                ? try Self.photoJPEG(side: 1536, in: folder) : try Self.noiseJPEG(width: 900, height: 600, in: folder)
+            let (fast, report) = try resized(path, resize, shrink: nil, in: folder)
+            let (whole, wholeReport) = try resized(path, resize, shrink: 1, in: folder)
+            let plan = try #require(report.plan?.image("photo"))
+            #expect(plan.shrinkOnLoad?.shrink == shrink)
+            #expect(wholeReport.plan?.image("photo")?.shrinkOnLoad == nil)
+            let full = try #require(plan.size)
+            let decoded = try #require(plan.decodedSize)
+            #expect(decoded.width == (full.width + shrink - 1) / shrink)
+            // The output is at most 256 wide, one tile across: each decoded pixel is rendered once.
+            #expect(report.nodes.first { $0.node == "photo" }?.pixels == decoded.width * decoded.height)
+            #expect(wholeReport.nodes.first { $0.node == "photo" }?.pixels == full.width * full.height)
+            #expect(fast.region == whole.region)
+            let (largest, mean) = Self.difference(fast, whole)
+            print("\(image) \(resize): decoded at 1/\(shrink), max \(largest), mean \(mean) levels off the full decode")
+            #expect(largest <= 2, "\(image) at 1/\(shrink): max \(largest)")
+        }
+    }
+
+    /// The graph sees the photo's full size: a `like` of it gives that size, though its pixels were
+    /// decoded at 1/2.
+    @Test func likeTakesTheFullSize() throws {
+        try withTemporaryFolder { folder in
+            let path = try Self.photoJPEG(side: 1536, in: folder)
+            let out = folder.appendingPathComponent("big.png").path
+            let text = """
+                version: 1
+                nodes:
+                  photo: { op: load, path: \(path) }
+                  small: { op: resize, input: photo, width: 120 }
+                  big: { op: resize, input: small, like: photo }
+                  out: { op: save, input: big, path: \(out) }
+                """
+            let file = folder.appendingPathComponent("g.yaml")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            let report = try Graph.load(path: file.path, catalog: .builtin()).run()
+            #expect(report.plan?.image("photo")?.shrinkOnLoad?.shrink == 2)
+            let info = try ImageFile.info(path: out)
+            #expect(info.width == 1536 && info.height == 1536)
+        }
+    }
+
+    /// A JPEG stored turned (EXIF orientation 6; 3, which puts the partial blocks first on both axes) is
+    /// decoded smaller and turned, and resized to the same upright size as the whole decode, within
+    /// 2/255 of it. The photo is cut to 1530x1003 as stored, so its blocks do not divide it.
+    /// Measured: max 0.69 (6, at 1/4) and 0.55 (3, at 1/2) levels.
+    @Test(arguments: [6, 3])
+    func aTurnedJPEGIsDecodedSmallerUpright(orientation: Int) throws {
+        try withTemporaryFolder { folder in
+            let photo = try Self.photoJPEG(side: 1536, in: folder)
+            let cut = folder.appendingPathComponent("cut.jpg").path
+            let text = """
+                version: 1
+                nodes:
+                  a: { op: load, path: \(photo), shrink: 1 }
+                  b: { op: crop, input: a, rect: [3, 0, 1530, 1003] }
+                  c: { op: save, input: b, path: \(cut), quality: 90 }
+                """
+            let file = folder.appendingPathComponent("cut.yaml")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            try Graph.load(path: file.path, catalog: .builtin()).run()
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: cut))
+            bytes.insert(contentsOf: Self.exif(orientation: orientation), at: 2)  // after SOI
+            let turned = folder.appendingPathComponent("turned.jpg").path
+            try bytes.write(to: URL(fileURLWithPath: turned))
+            let resize = "{ op: resize, input: photo, width: \(orientation == 6 ? 40 : 120) }"
+            let (fast, report) = try resized(turned, resize, shrink: nil, in: folder)
+            let (whole, _) = try resized(turned, resize, shrink: 1, in: folder)
+            let plan = try #require(report.plan?.image("photo"))
+            #expect(plan.size?.width == (orientation == 6 ? 1003 : 1530))
+            #expect(plan.shrinkOnLoad?.shrink == (orientation == 6 ? 4 : 2))
+            #expect(fast.region == whole.region)
+            let (largest, mean) = Self.difference(fast, whole)
+            print("orientation \(orientation): max \(largest), mean \(mean) levels off the full decode")
+            #expect(largest <= 2, "orientation \(orientation): max \(largest)")
+        }
+    }
+
+    /// An APP1 segment whose Exif IFD0 holds only the orientation tag (big-endian TIFF).
+    static func exif(orientation: Int) -> [UInt8] {
+        [0xFF, 0xE1, 0x00, 0x22] + Array("Exif\0\0".utf8) + [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]
+            + [0x00, 0x01, 0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, UInt8(orientation), 0x00, 0x00]
+            + [0x00, 0x00, 0x00, 0x00]
     }
 }

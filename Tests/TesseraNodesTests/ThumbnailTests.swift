@@ -70,16 +70,40 @@ import TesseraIO
     static let boxes = [12, 24, 40]
 
     /// Against Pillow's pipeline: its DCT-scaled decode (`draft`), resized with LANCZOS on float images,
-    /// mapping the part the file covers (`box`; the last pixels hold partial blocks). Measured: at most
-    /// 2.4e-7 apart (the decodes are identical; the resize's own difference from Pillow); tolerance 1e-6.
+    /// mapping the part the file covers (`box`; the last pixels hold partial blocks). Pillow weighs a
+    /// partial pixel as a whole one, where the resize weighs what the file covers of it, so the output
+    /// pixels whose filter reaches one (the last column and row, 2 to 4 pixels in) are left out here;
+    /// the next test holds them to the full decode. Measured on the rest: at most 2.4e-7 apart (the
+    /// decodes are identical; the resize's own difference from Pillow); tolerance 1e-6.
     @Test(arguments: boxes)
     func matchesPillowsPipeline(_ box: Int) throws {
         let image = try thumbnail("shrink-photo.jpg", ["size": box])
         let reference = try Fixtures.reference("shrink-photo-thumb\(box).f32")
         #expect(image.width == reference.width && image.height == reference.height)
-        let diff = difference(try image.pixels(), reference, channels: 3)
-        print("thumbnail \(box) vs Pillow's pipeline: max \(diff.max)")
-        #expect(diff.max <= 1e-6, "\(box): max \(diff.max)")
+        let shrink = [12: 8, 24: 4, 40: 2][box] ?? 1
+        // The output columns and rows whose taps include the last, partial, decoded pixel.
+        func reachingPartial(_ side: Int, _ output: Int) -> Set<Int> {
+            let decoded = (side + shrink - 1) / shrink
+            let axis = Resize.Axis(
+                input: decoded, output: output, filter: .lanczos3, part: (0, Double(side) / Double(shrink)))
+            return Set((0..<output).filter { axis.first[$0] + axis.count[$0] == decoded })
+        }
+        let columns = reachingPartial(203, image.width)
+        let rows = reachingPartial(149, image.height)
+        #expect(columns.count <= 4 && rows.count <= 4)
+        let pixels = try image.pixels()
+        var largest: Float = 0
+        for y in 0..<image.height where !rows.contains(y) {
+            for x in 0..<image.width where !columns.contains(x) {
+                for c in 0..<3 {
+                    let index = y * image.width + x
+                    largest = max(
+                        largest, abs(pixels.samples[index * 4 + c] - reference.samples[index * reference.channels + c]))
+                }
+            }
+        }
+        print("thumbnail \(box) vs Pillow's pipeline, away from the partial pixels: max \(largest)")
+        #expect(largest <= 1e-6, "\(box): max \(largest)")
     }
 
     /// Without shrink-on-load, the same resize of the full decode. Measured: at most 4.2e-7; the same
@@ -94,14 +118,17 @@ import TesseraIO
 
     /// What shrink-on-load costs in accuracy, against a full decode and the same resize, on this sharp
     /// photo (its own resolution, a face and a flag; softer photos differ less: Docs/HowItWorks.md).
-    /// Measured, in levels of 255: box 12 (1/8) mean 1.81, max 14.4; box 24 (1/4) mean 0.98, max 19.3;
-    /// box 40 (1/2) mean 0.44, max 11.2. Not within 2/255 at every pixel. Tolerances: mean 2, max 20.
+    /// Measured, in levels of 255: box 12 (1/8) mean 1.56, max 7.8; box 24 (1/4) mean 0.73, max 4.8;
+    /// box 40 (1/2) mean 0.35, max 3.5 (weighing the partial pixels as whole ones, as Pillow does: max
+    /// 14.4, 19.3 and 11.2, all in the last rows). Not within 2/255 at every pixel: the thumbnail leaves
+    /// the resize a factor of 2, as libvips does, for speed.
+    /// Tolerances: mean 2, max 10.
     @Test(arguments: boxes)
     func shrinkOnLoadIsNearTheFullDecode(_ box: Int) throws {
         let fast = try thumbnail("shrink-photo.jpg", ["size": box]).pixels()
         let diff = difference(fast, try Fixtures.reference("shrink-photo-full\(box).f32"), channels: 3)
         print("thumbnail \(box): shrink-on-load vs full decode, mean \(diff.mean * 255), max \(diff.max * 255) levels")
-        #expect(diff.mean <= 2 / 255 && diff.max <= 20 / 255, "\(box): mean \(diff.mean * 255), max \(diff.max * 255)")
+        #expect(diff.mean <= 2 / 255 && diff.max <= 10 / 255, "\(box): mean \(diff.mean * 255), max \(diff.max * 255)")
     }
 
     /// The box applies to the upright image: a 40x24 photo stored turned (orientation 6) is 24x40

@@ -38,7 +38,11 @@ extension Resize {
         /// `part` maps only that part of the input (`start` to `start + length`, in input pixels) onto
         /// the output, instead of all of it: a DCT-scaled image whose last pixel holds a partial block
         /// covers `side / shrink` pixels of its `ceil(side / shrink)`. Weights still stop at the input's
-        /// edges.
+        /// edges, and a first or last pixel the part covers only in part weighs what it covers, at the
+        /// middle of that: it stands for that many of the file's pixels (the rest of its block is the
+        /// encoder's padding). Weighed as a whole pixel, a 6400x4270 JPEG decoded at 1/4 and resized to
+        /// 267 rows differed from a full decode resized in its last row by up to 7/255 (2.1 inside);
+        /// weighed so, by 2.1 in all.
         init(
             input: Int, output: Int, filter: Interpolation, antialias: Bool = true,
             part: (start: Double, length: Double)? = nil
@@ -72,7 +76,16 @@ extension Resize {
                 }
                 var total = 0.0
                 for i in low..<high {
-                    let w = filter.weight((Double(i) - center + 0.5) * inverse)
+                    var w = filter.weight((Double(i) - center + 0.5) * inverse)
+                    if let part, i == 0 || i == input - 1 {
+                        // A pixel the part covers only in part (a partial block) weighs what it covers,
+                        // placed at the middle of what it covers.
+                        let from = Swift.max(Double(i), part.start)
+                        let to = Swift.min(Double(i + 1), part.start + part.length)
+                        if to - from < 1 {
+                            w = Swift.max(0, to - from) * filter.weight(((from + to) / 2 - center) * inverse)
+                        }
+                    }
                     raw[i - low] = w
                     total += w
                 }

@@ -25,13 +25,20 @@ import TesseraCore
 /// filtered alpha after (color 0 where it is 0 or less), and alpha is clamped to 0...1. `nearest`
 /// copies pixels and needs none of this. The output keeps the input's layout and depth.
 ///
+/// Shrink-on-load: when every node that reads a JPEG's pixels is a resize shrinking it 12 times or
+/// more (a 27 MP photo to 500 px), the run decodes it at 1/2, 1/4 or 1/8 by libjpeg's DCT scaling and
+/// the resize maps that smaller decode onto the same output: the size and the geometry are those of
+/// the full image (`width`, `factor` and `like` mean what they mean without), and the pixels are within
+/// about 2/255 of a full decode resized (`RenderPlan.shrinkOnLoad` gives the rule and the figures).
+/// The `load` node's `shrink: 1` turns it off.
+///
 /// - Cost: one pass over the needed input rows into the output's columns, then one down the
 ///   output's rows; per output pixel about `2 * support * max(1, scale)` multiply-adds per axis
 ///   (support 1 bilinear, 2 bicubic, 3 lanczos3). Weights are computed once per run. Memory: a tile
 ///   reads an input region `scale` times its size plus the filter's reach, all at once, so a large
 ///   shrink reads a large region per tile (8K to 1080p: about 1036x1036 pixels, 17 MB, per 256-pixel
 ///   tile; 8K to 240 pixels wide: the whole image for its one tile).
-struct Resize: Node {
+struct Resize: Node, ShrinkingNode {
     static let info = NodeInfo(
         op: "resize",
         summary:
@@ -102,13 +109,18 @@ struct Resize: Node {
     func run() throws -> NodeOutputs {
         let size = try outputSize()
         if size.width == input.width && size.height == input.height { return NodeOutputs(.image(input)) }
+        // A smaller decode of the input (shrink-on-load): the part the file covers maps onto the output,
+        // as the whole input does otherwise.
+        let smaller = interpolation == .nearest ? nil : input.smallerDecode
+        let read = smaller?.image ?? input
         let stages = Kernel(
-            input: (input.width, input.height), output: size, layout: input.layout, interpolation: interpolation
+            input: (read.width, read.height), output: size, layout: input.layout, interpolation: interpolation,
+            part: smaller?.part
         ).stages
         let intermediate = stages.rows.intermediateSize
         let rows = Image(
             width: intermediate.width, height: intermediate.height, layout: input.layout, depth: input.depth,
-            kernel: stages.rows, inputs: [KernelInput(input)])
+            kernel: stages.rows, inputs: [KernelInput(read)])
         return NodeOutputs(
             .image(
                 Image(
@@ -155,6 +167,13 @@ struct Resize: Node {
                     + "sides are at most \(Self.maximumSide) px")
         }
         return size
+    }
+
+    /// How many times smaller than the input the output is, on the side shrunk least; nil for `nearest`,
+    /// which picks input pixels, and where the size is not known yet.
+    var inputShrink: Double? {
+        guard interpolation != .nearest, let size = try? outputSize() else { return nil }
+        return Swift.min(Double(input.width) / Double(size.width), Double(input.height) / Double(size.height))
     }
 
     /// `side * ratio` rounded to the nearest pixel, at least 1 (and capped so the conversion never traps).

@@ -9,6 +9,12 @@ import TesseraIO
 /// `shrink` (libvips' `jpegload shrink`) loads the image that many times smaller on each side, rounded
 /// up: a JPEG by libjpeg's DCT scaling, any other file by averaging blocks of its pixels, so a graph
 /// gives the same size whatever the file type (`DecodeOptions.shrink`).
+///
+/// Left unset, the run may decode a JPEG smaller on its own (shrink-on-load): when every node that
+/// reads its pixels is a `resize` shrinking it 12 times or more, it is decoded at 1/2, 1/4 or 1/8 and
+/// the resize does the rest, with the output's size unchanged and its pixels within about 2/255 of a
+/// full decode's (`tessera run --plan` says when; `RenderPlan.shrinkOnLoad`). The image the graph sees
+/// keeps the full size. `shrink: 1` always decodes the whole file, as libvips' `jpegload` does.
 struct Load: Node {
     static let info = NodeInfo(
         op: "load",
@@ -52,12 +58,28 @@ struct Load: Node {
         doc: "Load at 1/shrink of the size, each side rounded up (ceil(width / shrink)): a JPEG decoded at that "
             + "size by libjpeg's DCT scaling (several times faster), any other file decoded whole and averaged "
             + "over shrink x shrink blocks (the last blocks over the pixels they have), so the size does not "
-            + "depend on the file type. The orientation applies after the shrink.")
-    var shrink = Shrink.one
+            + "depend on the file type. The orientation applies after the shrink. Unset, a JPEG that only "
+            + "resizes shrink 12 times or more is decoded smaller for them, its size unchanged (shrink-on-load); "
+            + "1 always decodes it whole.")
+    var shrink: Shrink? = nil
 
     func run() throws -> NodeOutputs {
-        let (_, image) = try ImageFile.load(path: path.resolved, options: decodeOptions(shrink: shrink.factor))
-        return NodeOutputs(.image(image))
+        let file = path.resolved
+        let (info, image) = try ImageFile.load(path: file, options: decodeOptions(shrink: shrink?.factor ?? 1))
+        guard shrink == nil, info.format == .jpeg else { return NodeOutputs(.image(image)) }
+        // The run may read it smaller (shrink-on-load): offer the DCT-scaled decodes.
+        let options = decodeOptions(shrink: 1)
+        let source = ShrinkableSource(full: image, shrinks: [2, 4, 8]) { factor in
+            var scaled = options
+            scaled.shrink = factor
+            let (info, smaller) = try ImageFile.load(path: file, options: scaled)
+            return SmallerDecode(image: smaller, shrink: factor, part: info.content)
+        }
+        return NodeOutputs(
+            .image(
+                Image(
+                    width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: source)
+            ))
     }
 
     /// The decoding the limits and orientation parameters ask for, at `shrink`.
