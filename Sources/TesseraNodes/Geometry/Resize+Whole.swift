@@ -26,11 +26,14 @@ extension Resize.Kernel {
         let across = stages.rows
         // Filtered rows come in pieces of this many, the jobs of one band.
         let piece = 16
+        // One buffer for every band: a fresh one per band was zeroed and page-faulted in each time.
+        var reading = PixelBuffer(region: .empty, channels: channels)
         var bandTop = rows.lowerBound
         while bandTop < rows.upperBound {
             let bandRows = Swift.min(Swift.max(1, bandRows), rows.upperBound - bandTop)
-            let band = try input.pixels(
-                in: Rect(x: columns.lowerBound, y: bandTop, width: columns.count, height: bandRows))
+            reading.reshape(to: Rect(x: columns.lowerBound, y: bandTop, width: columns.count, height: bandRows))
+            try input.render(into: &reading)
+            let band = reading
             let top = bandTop
             let filtered = try jobs.map((bandRows + piece - 1) / piece) { index in
                 let first = top + index * piece
