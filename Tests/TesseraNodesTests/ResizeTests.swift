@@ -229,6 +229,33 @@ import TesseraCore
         #expect(inside == Rect(x: 1018, y: 1018, width: 1036, height: 1036))  // 1024 and 6 on each side
     }
 
+    /// A shrink of a whole image read once, band by band (saliency's grid), gives the bits of the
+    /// kernel's own render, whatever the bands: each output sample sums the same taps in the same order.
+    @Test(arguments: Resize.Interpolation.allCases)
+    func renderingWholeInBandsGivesTheKernelsBits(_ interpolation: Resize.Interpolation) throws {
+        let images = [TestImages.rgba(), TestImages.rgba(alpha: false), TestImages.gray()]
+        for image in images {
+            for (width, height) in [(9, 7), (64, 64), (80, 90), (120, 13)] {
+                for antialias in [true, false] {
+                    let kernel = Resize.Kernel(
+                        input: (image.width, image.height), output: (width, height), layout: image.layout,
+                        interpolation: interpolation, antialias: antialias)
+                    let rendered = try Image(
+                        width: width, height: height, layout: image.layout, depth: .float32, kernel: kernel,
+                        inputs: [KernelInput(image)]
+                    ).pixels()
+                    for bandRows in [1, 5, 16, 1000] {
+                        let whole = try kernel.renderWhole(from: image, bandRows: bandRows)
+                        #expect(
+                            whole == rendered,
+                            "\(interpolation) \(image.layout) \(width)x\(height) antialias \(antialias), bands of \(bandRows)"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: What a user sees
 
     /// An opaque white square on transparent black: wherever the output is not fully transparent, its

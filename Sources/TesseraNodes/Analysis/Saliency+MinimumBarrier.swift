@@ -7,18 +7,19 @@ extension Saliency {
     /// The minimum barrier distance of each grid cell to the grid's border, summed over red, green and
     /// blue (gray images: the one channel), row by row.
     func minimumBarrier() throws -> [Double] {
+        // The whole input shrunk first, each row read once, then the small grid blurred: blurring bands of
+        // the shrunk image would shrink each band's margin again (on a 6400x4270 photo, 3.7 times the
+        // input rows), and the shrink's output rows are the same whatever the bands.
         let shrink = Resize.Kernel(
             input: (input.width, input.height), output: (size, size), layout: input.layout,
             interpolation: .bilinear)
-        let shrunk = Image(
-            width: size, height: size, layout: input.layout, depth: .float32, kernel: shrink,
-            inputs: [KernelInput(input)])
+        // Bands of 256 input rows: memory stays a band's, not the image's.
+        let shrunk = Image(buffer: try shrink.renderWhole(from: input, bandRows: 256), layout: input.layout)
         // Sigma 1 cell takes out the finest texture, which would otherwise raise every barrier.
         let blurred = Image(
             width: size, height: size, layout: input.layout, depth: .float32,
             kernel: GaussianBlur.Kernel(sigma: 1, layout: input.layout), inputs: [KernelInput(shrunk)])
-        // Requests of about 256 input rows (at least one grid row): memory stays a band's, not the image's.
-        let cells = try grid(blurred, rowsPerRequest: Swift.max(1, Swift.min(8, size * 256 / input.height)))
+        let cells = try grid(blurred, rowsPerRequest: size)
         let channels = cells.channels
         var total = [Double](repeating: 0, count: size * size)
         var plane = [Double](repeating: 0, count: size * size)

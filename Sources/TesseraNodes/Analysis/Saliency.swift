@@ -27,9 +27,9 @@ import TesseraCore
 /// ``Saliency/boxes(in:threshold:limit:imageWidth:imageHeight:)`` describes.
 ///
 /// - Cost: the input is read once, through a shrink to the grid (attention samples two rows of the
-///   input per grid row; objectness filters them all), then work on the grid alone: attention two 2-D
-///   FFTs (`size` a power of two; other sizes a direct DFT, `2 size³`), objectness three passes of 8
-///   comparisons per cell and channel.
+///   input per grid row; objectness filters every row, once, in bands of 256 rows, and blurs the grid
+///   after), then work on the grid alone: attention two 2-D FFTs (`size` a power of two; other sizes a
+///   direct DFT, `2 size³`), objectness three passes of 8 comparisons per cell and channel.
 struct Saliency: Node {
     static let info = NodeInfo(
         op: "saliency",

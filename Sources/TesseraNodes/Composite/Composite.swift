@@ -50,10 +50,11 @@ struct Composite: Node {
         }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
-            // Bring the input's pixels to output coordinates, so both read at the same point.
-            var fore = PixelBuffer(region: output.region, channels: inputs[0].channels)
-            let shifted = inputs[0].region.offsetBy(dx: x, dy: y)
-            fore.copy(from: PixelBuffer(region: shifted, channels: inputs[0].channels, samples: inputs[0].samples))
+            // The input's pixels relabelled in output coordinates (the samples shared, not copied), so both
+            // read at the same point; they cover the output region, as inputRegion asked.
+            let fore = PixelBuffer(
+                region: inputs[0].region.offsetBy(dx: x, dy: y), channels: inputs[0].channels,
+                samples: inputs[0].samples)
             PointLoop.map(&output, fore, inputs[1]) { top, under in
                 let alpha = top.w + under.w * (1 - top.w)
                 guard alpha > 0 else { return SIMD4(repeating: 0) }

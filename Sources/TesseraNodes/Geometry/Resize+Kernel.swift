@@ -254,7 +254,9 @@ extension Resize {
 
         // MARK: The two stages
 
-        private func renderRows(into output: inout PixelBuffer, from input: PixelBuffer) {
+        /// The horizontal pass of `output.region`'s rows (alpha left premultiplied): `input` covers those
+        /// rows and the columns they read.
+        func renderRows(into output: inout PixelBuffer, from input: PixelBuffer) {
             let region = output.region
             let columns = region.minX..<region.maxX
             let rows = region.minY..<region.maxY
@@ -302,7 +304,7 @@ extension Resize {
         }
 
         /// Alpha after the vertical pass: set back to 1, or divided out.
-        private func finish(_ target: UnsafeMutablePointer<Float>, pixels: Int) {
+        func finish(_ target: UnsafeMutablePointer<Float>, pixels: Int) {
             switch channels {
             case .gray: break
             case .opaque: setOpaque(target, pixels: pixels)

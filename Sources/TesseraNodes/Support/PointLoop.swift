@@ -9,16 +9,14 @@ enum PointLoop {
     @inline(__always)
     static func load(_ pointer: UnsafePointer<Float>, channels: Int) -> SIMD4<Float> {
         channels == 4
-            ? SIMD4(pointer[0], pointer[1], pointer[2], pointer[3]) : SIMD4(pointer[0], pointer[0], pointer[0], 1)
+            ? UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<Float>.self)
+            : SIMD4(pointer[0], pointer[0], pointer[0], 1)
     }
 
     @inline(__always)
     static func store(_ value: SIMD4<Float>, _ pointer: UnsafeMutablePointer<Float>, channels: Int) {
         if channels == 4 {
-            pointer[0] = value.x
-            pointer[1] = value.y
-            pointer[2] = value.z
-            pointer[3] = value.w
+            UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD4<Float>.self)
         } else {
             pointer[0] = value.x
         }
@@ -29,26 +27,7 @@ enum PointLoop {
     static func map(
         _ output: inout PixelBuffer, _ input: PixelBuffer, _ body: (SIMD4<Float>) -> SIMD4<Float>
     ) {
-        let region = output.region
-        let outChannels = output.channels
-        let inChannels = input.channels
-        let outRow = output.rowLength
-        let inRow = input.rowLength
-        let inStart = input.index(x: region.minX, y: region.minY)
-        input.samples.withUnsafeBufferPointer { source in
-            output.samples.withUnsafeMutableBufferPointer { target in
-                guard let from = source.baseAddress, let to = target.baseAddress else { return }
-                for row in 0..<region.height {
-                    let a = from + (inStart &+ row &* inRow)
-                    let o = to + row &* outRow
-                    for x in 0..<region.width {
-                        store(
-                            body(load(a + x &* inChannels, channels: inChannels)), o + x &* outChannels,
-                            channels: outChannels)
-                    }
-                }
-            }
-        }
+        map(&output, input, input, input) { a, _, _ in body(a) }
     }
 
     /// `output[p] = body(first[p], second[p])`; both inputs cover `output.region`.
@@ -61,15 +40,37 @@ enum PointLoop {
     }
 
     /// `output[p] = body(first[p], second[p], third[p])`; every input covers `output.region`.
+    ///
+    /// The loop is written out for the common mixes of channel counts (all inputs 4 or all 1, the
+    /// output 4 or 1) with the counts as constants: tested per pixel, they kept each pixel's loads,
+    /// math and stores apart (colorMatrix on a 27 MP RGBA image, one thread: 91 ms, 3.3 ns a pixel;
+    /// with a loop per mix, 23 ms).
     @inline(__always)
     static func map(
         _ output: inout PixelBuffer, _ first: PixelBuffer, _ second: PixelBuffer, _ third: PixelBuffer,
         _ body: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) -> SIMD4<Float>
     ) {
+        let wide = (first.channels == 4, second.channels == 4, third.channels == 4, output.channels == 4)
+        switch wide {
+        case (true, true, true, true): loop(&output, first, second, third, 4, 4, 4, 4, body)
+        case (true, true, true, false): loop(&output, first, second, third, 4, 4, 4, 1, body)
+        case (false, false, false, true): loop(&output, first, second, third, 1, 1, 1, 4, body)
+        case (false, false, false, false): loop(&output, first, second, third, 1, 1, 1, 1, body)
+        default:
+            loop(
+                &output, first, second, third, first.channels, second.channels, third.channels, output.channels,
+                body)
+        }
+    }
+
+    @inline(__always)
+    private static func loop(
+        _ output: inout PixelBuffer, _ first: PixelBuffer, _ second: PixelBuffer, _ third: PixelBuffer,
+        _ c1: Int, _ c2: Int, _ c3: Int, _ outChannels: Int,
+        _ body: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) -> SIMD4<Float>
+    ) {
         let region = output.region
-        let outChannels = output.channels
         let outRow = output.rowLength
-        let channels = (first.channels, second.channels, third.channels)
         let rows = (first.rowLength, second.rowLength, third.rowLength)
         let starts = (
             first.index(x: region.minX, y: region.minY), second.index(x: region.minX, y: region.minY),
@@ -89,9 +90,8 @@ enum PointLoop {
                             let o = to + row &* outRow
                             for x in 0..<region.width {
                                 let value = body(
-                                    load(a + x &* channels.0, channels: channels.0),
-                                    load(b + x &* channels.1, channels: channels.1),
-                                    load(c + x &* channels.2, channels: channels.2))
+                                    load(a + x &* c1, channels: c1), load(b + x &* c2, channels: c2),
+                                    load(c + x &* c3, channels: c3))
                                 store(value, o + x &* outChannels, channels: outChannels)
                             }
                         }
