@@ -34,6 +34,11 @@ extension PixelBuffer {
 package final class SpareSamples {
     /// More than a kernel's inputs times the depth of a chain, so a steady render finds one always.
     private static let limit = 16
+    /// Bytes kept at most, over all spares: tiles and their input regions (a 256-pixel RGBA tile is
+    /// 1 MB) fit many times over; a band-sized request (a 6400-pixel-wide band, 26 MB) is not kept,
+    /// which would hold hundreds of megabytes per thread for the rare reads that size.
+    private static let limitBytes = 32 << 20
+    private var keptBytes = 0
     var allocations = 0
     private var arrays: [[Float]] = []
     /// Empty arrays of buffers with room for a kernel's inputs.
@@ -56,7 +61,9 @@ package final class SpareSamples {
         }
         guard let best else { return [] }
         arrays.swapAt(best, arrays.count - 1)
-        return arrays.removeLast()
+        let taken = arrays.removeLast()
+        keptBytes -= taken.capacity * MemoryLayout<Float>.size
+        return taken
     }
 
     /// An empty array of buffers, for a kernel's inputs; give it back with ``giveFrame(_:)``.
@@ -69,7 +76,9 @@ package final class SpareSamples {
     }
 
     func give(_ samples: consuming [Float]) {
-        guard arrays.count < Self.limit, samples.capacity > 0 else { return }
+        let bytes = samples.capacity * MemoryLayout<Float>.size
+        guard arrays.count < Self.limit, bytes > 0, keptBytes + bytes <= Self.limitBytes else { return }
+        keptBytes += bytes
         arrays.append(samples)
     }
 
@@ -77,6 +86,7 @@ package final class SpareSamples {
     /// a big graph does not keep its tile buffers.
     package static func dropCurrent() {
         current.arrays = []
+        current.keptBytes = 0
         current.frames = []
     }
 
