@@ -434,18 +434,7 @@ final class Worker {
         return try body()
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in if let pointer { Unmanaged<Worker>.fromOpaque(pointer).release() } }
-        return key
-    }()
+    private static let perThread = PerThread { Worker() }
 
-    static var current: Worker {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<Worker>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let worker = Worker()
-        pthread_setspecific(key, Unmanaged.passRetained(worker).toOpaque())
-        return worker
-    }
+    static var current: Worker { perThread.current }
 }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Sample storage a thread renders tiles into, kept for its next tiles: a kernel's input regions, a
 /// tile on its way into a band. A worker rendering tile after tile then allocates (and page-faults)
 /// nothing per tile once its first few tiles have sized the buffers it keeps.
@@ -90,20 +86,7 @@ package final class SpareSamples {
         current.frames = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<SpareSamples>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
+    private static let perThread = PerThread { SpareSamples() }
 
-    static var current: SpareSamples {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<SpareSamples>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let spares = SpareSamples()
-        pthread_setspecific(key, Unmanaged.passRetained(spares).toOpaque())
-        return spares
-    }
+    static var current: SpareSamples { perThread.current }
 }
