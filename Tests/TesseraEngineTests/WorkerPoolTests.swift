@@ -38,8 +38,11 @@ import Testing
     }
 
     /// Workers keep the buffers they are done with for their next tiles: a run eight times as tall, in
-    /// eight times as many tiles, allocates no more pixel buffers. (Before the run's own workers, every
-    /// kernel's input region and every tile was a fresh buffer: thousands here.)
+    /// eight times as many tiles, allocates hardly more pixel buffers. (Before the run's own workers,
+    /// every kernel's input region and every tile was a fresh buffer: thousands here.) Which worker
+    /// renders which tile depends on timing, and a worker meeting a tile shape its spares lack allocates
+    /// once: measured 45 to 49 buffers for either height on a loaded machine, so the bound is a tenth of
+    /// the 448 extra tiles, where one buffer a tile would add 448 or more.
     @Test(arguments: [1, 2])
     func buffersAreReusedFromTileToTile(threads: Int) throws {
         try withTemporaryFolder { folder in
@@ -50,7 +53,7 @@ import Testing
             let short = try allocations(height: 256)  // 64 tiles
             let tall = try allocations(height: 2048)  // 512 tiles
             #expect(short > 0)
-            #expect(tall <= short + 2 * threads, "\(short) buffers for 64 tiles, \(tall) for 512")
+            #expect(tall - short < (512 - 64) / 10, "\(short) buffers for 64 tiles, \(tall) for 512")
         }
     }
 
