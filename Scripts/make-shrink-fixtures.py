@@ -14,6 +14,10 @@ read (three little-endian uint32: width, height, channels; then the samples row 
 - `shrink-photo[-444]-box{2,4,8}.f32`: the full decode averaged over blocks (Pillow's `reduce` on
   float images, one channel at a time; the last blocks average the pixels they have): what a full
   decode shrunk by a box filter gives, to state how far DCT scaling is from it.
+- `shrink-mosaic.jpg`: 1024x768, twelve 256x256 crops of the example photos at their own resolution
+  (camera.png and coffee.png from ../shared/images, CC0, and the astronaut), some inverted, mirrored
+  or with red and blue swapped, so that hard edges of saturated colour meet: the hardest of the photos
+  measured for shrink-on-load (RenderPlan.shrinkLeftToReaders). Quality 90, 4:2:0 as cameras write.
 - `shrink-rgb.png` and `shrink-rgb-box{2,4,8}.f32`: a 93x70 crop of photo.png and its block averages
   (Pillow's `reduce` on float images).
 - `shrink-alpha.png` and `shrink-alpha-box{2,4,8}.f32`: the same crop of photo-alpha.png (RGBA), and
@@ -28,7 +32,7 @@ import math
 import os
 
 import numpy as np
-from PIL import Image, features
+from PIL import Image, ImageOps, features
 
 import f32
 
@@ -74,7 +78,22 @@ def jpeg_shrink(width, height, target):
     return next((s for s in (8, 4, 2) if factor >= 2 * s), 1)
 
 
+def mosaic():
+    shared = os.path.join(ROOT, "..", "shared", "images")
+    sources = [Image.open(os.path.join(shared, name)).convert("RGB") for name in ("camera.png", "coffee.png")]
+    sources.append(Image.open(os.path.join(ROOT, "Examples/images/astronaut.png")).convert("RGB"))
+    variants = [lambda t: t, ImageOps.invert, lambda t: Image.merge("RGB", t.split()[::-1]), ImageOps.mirror]
+    out = Image.new("RGB", (1024, 768))
+    for index in range(12):
+        source = sources[index % 3]
+        x, y = (index * 97) % (source.width - 256), (index * 61) % (source.height - 256)
+        tile = variants[(index * 3) % 4](source.crop((x, y, x + 256, y + 256)))
+        out.paste(tile, (index % 4 * 256, index // 4 * 256))
+    out.save(path("shrink-mosaic.jpg"), quality=90, subsampling=2)
+
+
 def main():
+    mosaic()
     print("Pillow", Image.__version__, "libjpeg-turbo", features.version("libjpeg_turbo"))
     photo = Image.open(os.path.join(ROOT, "Examples/images/astronaut.png")).convert("RGB")
     crop = photo.crop((150, 110, 150 + 203, 110 + 149))

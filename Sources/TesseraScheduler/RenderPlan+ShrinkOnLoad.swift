@@ -24,37 +24,41 @@ extension RenderPlan {
         }
     }
 
-    /// The least part of a shrink that a smaller decode leaves to the readers' filters.
+    /// The least part of a shrink that each smaller decode leaves to the readers' filters, by the
+    /// decode's shrink; a shrink not listed is never chosen by the plan (`load`'s `shrink` still gives it).
     ///
     /// A DCT-scaled decode is a block shrink: sharper than a filtered one, and clipped to 0...255 at the
     /// small size rather than pixel by pixel. The readers' antialiasing filter hides the difference the
     /// more of the shrink it does. libvips' `thumbnail` leaves it 2 (speed first); here the result must
-    /// stay within about 2/255 of a full decode resized, so it leaves 6. Measured with `thumbnail`'s
-    /// resize (lanczos3; bicubic and bilinear within 0.3 of it) against the same resize of a full decode,
-    /// largest and mean difference in levels of 255, for the shrink left to the resize:
+    /// stay within 2/255 of a full decode resized. Measured with `resize` (lanczos3; bicubic 0.1 to 0.2
+    /// less) of `load`'s `shrink` against the same resize of a full decode, largest difference in levels
+    /// of 255, by the decode and the shrink left to the resize (Scripts/shrink-on-load-accuracy.sh):
     ///
-    /// | image                                   | left 2      | left 4     | left 6      |
-    /// |-----------------------------------------|-------------|------------|-------------|
-    /// | a 6400x4270 photo (issue 15's, soft)    | 6.0 / 0.31  | 1.7 / 0.15 | 1.0 / 0.10  |
-    /// | 6400x4270 mosaic of sharp photos, 4:2:0 | 12.5 / 0.65 | 4.9 / 0.26 | 3.9 / 0.13  |
-    /// | the same mosaic, 4:4:4                  | 12.6 / 0.66 | 3.1 / 0.26 | 1.4 / 0.13  |
-    /// | 8 phone photos, 384-512 px              | 11.5 / 1.1  | 3.9 / 0.33 | 2.4 / 0.19  |
-    /// | RGB noise, 3001x2003, 4:2:0             | 20.2 / 3.1  | 4.3 / 0.71 | 1.7 / 0.31  |
+    /// | image                                       | 1/2 left 7, 10, 12, 16 | 1/4 left 6, 8 | 1/8 left 6 |
+    /// |---------------------------------------------|------------------------|---------------|------------|
+    /// | 6400x4264 photo (issue 15's, soft)          | 0.5, 0.4, 0.3, 0.2     | 0.8, 0.5      | 0.9        |
+    /// | 3072x2048 mosaic of sharp photos, 4:2:0     | 3.4, 2.2, 1.7, 1.1     | 1.8, 1.3      | 1.2        |
+    /// | 1024x768 mosaic of the example photos       | 4.5, 3.4, 2.6, 1.8     | 2.5, 1.8      | 1.0        |
+    /// | that 3072 mosaic x2 with noise (camera-like)| 1.3, 0.9, 0.8, 0.6     | 1.3, 0.8      | 1.1        |
     ///
-    /// (the worst of decoding at 1/2, 1/4 and 1/8; the mosaic's 3.9 is a saturated red rim with a
-    /// highlight at 1/2, 2.1 at 1/4, 1.3 at 1/8). Synthetic patterns of saturated 1-pixel detail are
-    /// further off, and leaving more does not bring them in: at 1/2 leaving 8, a zone plate 5.7, small
-    /// sharp rectangles on white 13.5, colored 1-pixel lines 15 (mean 8: libjpeg clips each decoded
-    /// pixel, and the full decode clips the ringing around such detail, which a smaller decode never
-    /// makes). `load`'s `shrink: 1` decodes whole.
-    public static let shrinkLeftToReaders = 6.0
+    /// So 1/8 leaves 6 (48x or more), 1/4 leaves 8 (32x), and 1/2 is not chosen: it would have to leave
+    /// 16 or more, where 1/4 serves. (The 4x4 reduced IDCT of 1/2 is the furthest of the three from a
+    /// 2x2 block mean: on the 3072 mosaic 30.8 levels a pixel, 3.7 after a further 6x6 block mean; 1/8's
+    /// DC is the block mean but for clipping, 1.2 after the same.) Synthetic patterns of saturated
+    /// 1-pixel detail are further off whatever is left: at 1/2 leaving 8, a zone plate 5.7, small sharp
+    /// rectangles on white 13.5, colored 1-pixel lines 15 (libjpeg clips each decoded pixel, and the full
+    /// decode clips the ringing around such detail, which a smaller decode never makes). `load`'s
+    /// `shrink: 1` decodes whole.
+    public static let shrinkLeftToReaders: [Int: Double] = [4: 8, 8: 6]
 
     /// The shrink to decode an image at when every reader shrinks it by `readersShrink`: the largest of
-    /// `available` (2, 4, 8 for a JPEG) that leaves the readers a factor of at least
-    /// ``shrinkLeftToReaders``; 1 when none does. A 6400x4270 photo to 640 px (10x): 1; to 320 (20x): 2;
+    /// `available` (2, 4, 8 for a JPEG) that leaves the readers at least its
+    /// ``shrinkLeftToReaders``; 1 when none does. A 6400x4270 photo to 320 px (20x): 1; to 200 (32x): 4;
     /// to 100 (64x): 8.
     public static func decodeShrink(readersShrink: Double, available: [Int]) -> Int {
-        available.filter { $0 > 1 && readersShrink >= shrinkLeftToReaders * Double($0) }.max() ?? 1
+        available.filter { shrink in
+            shrinkLeftToReaders[shrink].map { readersShrink >= $0 * Double(shrink) } ?? false
+        }.max() ?? 1
     }
 
     /// The smaller decode of a source with `facts` read by `readers` (each reader once per pass it reads

@@ -37,24 +37,22 @@ import Testing
         ([nodes] + saved.map { "out\($0): { op: save, input: \($0), path: \($0).png }" }).joined(separator: "\n")
     }
 
-    /// The least factor the readers shrink by, and the shrink the photo is decoded at: the largest of 2,
-    /// 4, 8 that leaves the readers 6 (``RenderPlan/shrinkLeftToReaders``).
+    /// The least factor the readers shrink by, and the shrink the photo is decoded at: 1/8 where that
+    /// leaves the readers 6, else 1/4 where it leaves 8 (``RenderPlan/shrinkLeftToReaders``).
     static let shrinks: [(nodes: String, readersShrink: Double, shrink: Int)] = [
-        // 4270 / 214 = 19.95: 1/2, leaving 10.
-        (saving("r: { op: resize, input: photo, width: 320 }"), 4270 / 214, 2),
-        // 100 rows of 4270, 150 columns of 6400.
+        // 100 rows of 4270, 150 columns of 6400: 42.7, 1/4 leaving 10.7.
         (saving("r: { op: resize, input: photo, height: 100, interpolation: lanczos3 }"), 6400 / 150, 4),
         (saving("r: { op: resize, input: photo, width: 100, interpolation: bilinear }"), 4270 / 67, 8),
-        // 320x214: a factor sets the size, which sets the scale.
-        (saving("r: { op: resize, input: photo, factor: 0.05 }"), 4270 / 214, 2),
-        (saving("r: { op: resize, input: photo, width: 240, height: 160 }"), 6400 / 240, 4),
-        // 6400 / 200 = 32, 4270 / 133 = 32.1.
+        // 160x107: a factor sets the size, which sets the scale.
+        (saving("r: { op: resize, input: photo, factor: 0.025 }"), 4270 / 107, 4),
+        (saving("r: { op: resize, input: photo, width: 120, height: 80 }"), 6400 / 120, 8),
+        // 6400 / 200 = 32, 4270 / 133 = 32.1: 1/4 leaving 8.
         (saving("r: { op: resize, input: photo, like: small }"), 32, 4),
         // Two readers, in two passes: the lesser shrink decides; the photo is decoded once, kept whole.
         (
             saving(
-                "a: { op: resize, input: photo, width: 320 }\nb: { op: resize, input: photo, width: 40 }", ["a", "b"]),
-            4270 / 214, 2
+                "a: { op: resize, input: photo, width: 160 }\nb: { op: resize, input: photo, width: 40 }", ["a", "b"]),
+            4270 / 107, 4
         ),
         // A resize of the resize: the photo's only reader is the first.
         (saving("a: { op: resize, input: photo, width: 100 }\nr: { op: resize, input: a, width: 10 }"), 4270 / 67, 8),
@@ -76,8 +74,10 @@ import Testing
     /// Each reason to decode the whole file: a reader that needs the photo's pixels, a shrink the
     /// decode would leave too little of, a size not known before the run.
     static let refusals: [(nodes: String, why: String)] = [
-        (saving("r: { op: resize, input: photo, width: 640 }"), "10x would leave 5 at 1/2: less than 6"),
-        (saving("r: { op: resize, input: photo, width: 560 }"), "11.4x"),
+        (saving("r: { op: resize, input: photo, width: 640 }"), "10x"),
+        // 1/2 is never chosen: it is the least exact of the three (1/4 and 1/8 need 32x and 48x).
+        (saving("r: { op: resize, input: photo, width: 320 }"), "20x: 1/2 would leave 10"),
+        (saving("r: { op: resize, input: photo, width: 214 }"), "29.9x: 1/4 would leave 7.5, less than 8"),
         (saving("r: { op: resize, input: photo, width: 320, height: 4270 }"), "the height is not shrunk"),
         (saving("r: { op: resize, input: photo, width: 12800 }"), "enlarged"),
         (saving("r: { op: resize, input: photo, width: 100, interpolation: nearest }"), "nearest picks pixels"),
@@ -153,13 +153,14 @@ import Testing
         #expect(plan.passes[0].estimatedPixels == 1600 * 1068 + 6400 * 4270)
     }
 
-    /// The rule's table: the largest shrink leaving 6, else 1.
-    @Test func theDecodeLeavesTheReadersSix() {
-        let cases: [(Double, Int)] = [(1, 1), (11.9, 1), (12, 2), (23.9, 2), (24, 4), (47.9, 4), (48, 8), (500, 8)]
+    /// The rule's table: 1/8 leaving 6, 1/4 leaving 8, never 1/2, else 1.
+    @Test func theDecodeLeavesTheReadersEnough() {
+        let cases: [(Double, Int)] = [(1, 1), (12, 1), (31.9, 1), (32, 4), (47.9, 4), (48, 8), (500, 8)]
         for (readersShrink, shrink) in cases {
             #expect(RenderPlan.decodeShrink(readersShrink: readersShrink, available: [2, 4, 8]) == shrink)
         }
-        #expect(RenderPlan.decodeShrink(readersShrink: 100, available: [2]) == 2)
+        #expect(RenderPlan.decodeShrink(readersShrink: 100, available: [2]) == 1)
+        #expect(RenderPlan.decodeShrink(readersShrink: 100, available: [2, 4]) == 4)
         #expect(RenderPlan.decodeShrink(readersShrink: 100, available: []) == 1)
     }
 }

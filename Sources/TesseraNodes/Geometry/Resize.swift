@@ -25,11 +25,11 @@ import TesseraCore
 /// filtered alpha after (color 0 where it is 0 or less), and alpha is clamped to 0...1. `nearest`
 /// copies pixels and needs none of this. The output keeps the input's layout and depth.
 ///
-/// Shrink-on-load: when every node that reads a JPEG's pixels is a resize shrinking it 12 times or
-/// more (a 27 MP photo to 500 px), the run decodes it at 1/2, 1/4 or 1/8 by libjpeg's DCT scaling and
+/// Shrink-on-load: when every node that reads a JPEG's pixels is a resize shrinking it 32 times or
+/// more (a 27 MP photo to 200 px), the run decodes it at 1/4 or 1/8 by libjpeg's DCT scaling and
 /// the resize maps that smaller decode onto the same output: the size and the geometry are those of
 /// the full image (`width`, `factor` and `like` mean what they mean without), and the pixels are within
-/// about 2/255 of a full decode resized (`RenderPlan.shrinkOnLoad` gives the rule and the figures).
+/// 2/255 of a full decode resized on the photos measured (`RenderPlan.shrinkOnLoad` gives the rule and the figures).
 /// The `load` node's `shrink: 1` turns it off.
 ///
 /// - Cost: one pass over the needed input rows into the output's columns, then one down the

@@ -11,8 +11,8 @@ import TesseraIO
 /// gives the same size whatever the file type (`DecodeOptions.shrink`).
 ///
 /// Left unset, the run may decode a JPEG smaller on its own (shrink-on-load): when every node that
-/// reads its pixels is a `resize` shrinking it 12 times or more, it is decoded at 1/2, 1/4 or 1/8 and
-/// the resize does the rest, with the output's size unchanged and its pixels within about 2/255 of a
+/// reads its pixels is a `resize` shrinking it 32 times or more, it is decoded at 1/4 or 1/8 and
+/// the resize does the rest, with the output's size unchanged and its pixels within 2/255 of a
 /// full decode's (`tessera run --plan` says when; `RenderPlan.shrinkOnLoad`). The image the graph sees
 /// keeps the full size. `shrink: 1` always decodes the whole file, as libvips' `jpegload` does.
 struct Load: Node {
@@ -59,7 +59,7 @@ struct Load: Node {
             + "size by libjpeg's DCT scaling (several times faster), any other file decoded whole and averaged "
             + "over shrink x shrink blocks (the last blocks over the pixels they have), so the size does not "
             + "depend on the file type. The orientation applies after the shrink. Unset, a JPEG that only "
-            + "resizes shrink 12 times or more is decoded smaller for them, its size unchanged (shrink-on-load); "
+            + "resizes shrink 32 times or more is decoded smaller for them, its size unchanged (shrink-on-load); "
             + "1 always decodes it whole.")
     var shrink: Shrink? = nil
 
