@@ -11,7 +11,8 @@
 #   filters   the filter jobs on a 7680x4320 RGB uncompressed TIFF, written back as uncompressed TIFF:
 #             a plain copy (the floor), gaussianBlur sigma 2 and 20, colorMatrix, crop, blendWithMask,
 #             with vips, OpenCV (Scripts/peers-opencv.py) and a Tessera graph; sigma 20 also on 1 thread
-#             (the issue asks 2 threads to be at least 1.8x faster than 1).
+#             (issue 15 asks 2 threads to be at least 1.9x faster than 1), and two 1-thread runs at
+#             once: what two cores give two separate processes sharing nothing, the machine's ceiling.
 #   memory    a 20000x20000 tiled RGB TIFF (1.2 GB) blurred (sigma 2), cropped by 100 px and saved as a
 #             tiled TIFF: Tessera must stay under 500 MB resident.
 #   accuracy  vips, OpenCV and Tessera blurs at sigma 20 against SciPy's gaussian_filter
@@ -330,9 +331,25 @@ filters() {
             one=$(median <tool4.txt)
             two=$(median <tool3.txt)
             speedup=$(echo "$one / $two" | bc -l)
-            verdict=$(echo "$speedup >= 1.8" | bc)
-            printf '   threads: 1 thread %.3f s, 2 threads %.3f s: %.2fx (target 1.8x): %s\n' "$one" "$two" \
+            verdict=$(echo "$speedup >= 1.9" | bc)
+            printf '   threads: 1 thread %.3f s, 2 threads %.3f s: %.2fx (target 1.9x): %s\n' "$one" "$two" \
                 "$speedup" "$([[ $verdict == 1 ]] && echo PASS || echo FAIL)"
+            # The ceiling: two 1-thread runs started together, sharing nothing but the machine (memory
+            # bandwidth, caches, the clock the cores can hold). Each takes `pair` where alone it takes
+            # `one`, so two cores do 2 * one / pair times the work of one on this job.
+            local pair
+            sed 's/t-blur20.tif/t-blur20b.tif/' t-blur20.yaml >t-blur20b.yaml
+            for ((i = 0; i < FILTER_RUNS; i++)); do
+                {
+                    /usr/bin/time -f %e -o pair-a.txt $TESSERA run t-blur20.yaml --quiet --threads 1 &
+                    /usr/bin/time -f %e -o pair-b.txt $TESSERA run t-blur20b.yaml --quiet --threads 1 &
+                    wait
+                }
+                sort -n pair-a.txt pair-b.txt | tail -1
+            done >pairs.txt
+            pair=$(median <pairs.txt)
+            printf '   ceiling: two 1-thread runs at once take %.3f s each: two cores do %.2fx the work of one\n' \
+                "$pair" "$(echo "2 * $one / $pair" | bc -l)"
             echo "   (2 threads need both cores idle: see what else was busy on the line above, and rerun if need be)"
         fi
     done
