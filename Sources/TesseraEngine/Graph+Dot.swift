@@ -27,6 +27,7 @@ extension Graph {
                 for image in plan.images where image.node == node.name && image.decision != .unread {
                     label.append("→ " + image.decision.summary)
                     if let shrink = image.shrinkOnLoad?.shrink { label.append("decoded at 1/\(shrink)") }
+                    if let window = image.window { label.append("window of \(window.rows * window.cellHeight) rows") }
                     if case .materialize = image.decision { style = ", style=filled, fillcolor=\"#fde9b6\"" }
                 }
             }

@@ -11,6 +11,21 @@ extension GraphNode {
     /// Nil when any of that is not known before the run: a parameter from an upstream output, an input
     /// that is not a source's image (`sources` holds the sources' headers), a plugin's node.
     func inputShrink(sources: [String: RenderPlan.SourceFacts], nodes byName: [String: GraphNode]) -> Double? {
+        let node = configuredBeforeRun { reference in
+            // A source's facts are those of its first output.
+            guard let facts = sources[reference.node],
+                byName[reference.node]?.declaration.outputs.first?.name == reference.port
+            else { return nil }
+            return Image(
+                width: facts.width, height: facts.height, layout: facts.layout, depth: facts.depth, source: SizeOnly())
+        }
+        return (node as? any ShrinkingNode)?.inputShrink
+    }
+
+    /// The node configured before the run with its parameters, and with `standIn`'s images (a size, no
+    /// pixels) in place of its inputs. Nil when that cannot be known before the run: a parameter from
+    /// an upstream output, an input with no stand-in, a plugin's node.
+    func configuredBeforeRun(_ standIn: (PortReference) -> Image?) -> (any ConfiguredNode)? {
         if case .plugin = declaration.maker { return nil }
         var parameterValues: [String: any ParameterValue] = [:]
         for (name, setting) in parameters {
@@ -19,22 +34,15 @@ extension GraphNode {
         }
         var inputValues: [String: NodeValue] = [:]
         for (name, reference) in inputs {
-            // A source's facts are those of its first output.
-            guard let facts = sources[reference.node],
-                byName[reference.node]?.declaration.outputs.first?.name == reference.port
-            else { return nil }
-            inputValues[name] = .image(
-                Image(
-                    width: facts.width, height: facts.height, layout: facts.layout, depth: facts.depth,
-                    source: SizeOnly()))
+            guard let image = standIn(reference) else { return nil }
+            inputValues[name] = .image(image)
         }
-        let node = try? declaration.instantiate(parameters: parameterValues, inputs: inputValues)
-        return (node as? any ShrinkingNode)?.inputShrink
+        return try? declaration.instantiate(parameters: parameterValues, inputs: inputValues)
     }
 }
 
 /// An image's size for a node asked about its geometry before the run: its pixels cannot be read.
-private struct SizeOnly: PixelSource {
+struct SizeOnly: PixelSource {
     func render(into buffer: inout PixelBuffer) throws {
         throw ImageError(message: "the plan's stand-in for an image was read (it has a size, not pixels)")
     }

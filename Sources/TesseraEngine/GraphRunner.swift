@@ -182,7 +182,9 @@ extension Graph {
         let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
-        return try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor).plan
+        var (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
+        Self.setWindows(of: &plan, nodes: nodes, opened: opened, tileSize: options.tileSize)
+        return plan
     }
 
     /// The nodes a run with these arguments runs, in order; the names supplied and kept must exist.
@@ -254,24 +256,30 @@ extension Graph {
     /// neighbouring tiles share the rows they both read instead of rendering them twice.
     static func enableCaches(for image: Image, tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
+        for (index, readHeight) in cachedReads(of: kernelSource, extent: image.extent, tileSize: tileSize) {
+            (kernelSource.inputs[index].image.source as? ScheduledSource)?.enableCache(readHeight: readHeight)
+        }
+    }
+
+    /// The inputs of a kernel making an image of `extent` whose tiles read overlapping regions, larger
+    /// than a tile (margins), by index, and how many rows a tile reads of each: these want a cache.
+    static func cachedReads(of kernelSource: KernelSource, extent: Rect, tileSize: Int) -> [(index: Int, rows: Int)] {
         // A tile in the middle of the output stands for all: away from the edges, where kernels clamp.
         // Its neighbours to the right and below tell whether tiles read overlapping input regions;
         // where they do not (a shrink's rows pass, whose tiles read disjoint rows) nothing is reused.
         let probe = Rect(
-            x: image.width / 2 / tileSize * tileSize, y: image.height / 2 / tileSize * tileSize, width: tileSize,
+            x: extent.width / 2 / tileSize * tileSize, y: extent.height / 2 / tileSize * tileSize, width: tileSize,
             height: tileSize
-        ).intersection(image.extent)
+        ).intersection(extent)
         let neighbours = [probe.offsetBy(dx: tileSize, dy: 0), probe.offsetBy(dx: 0, dy: tileSize)]
-            .map { $0.intersection(image.extent) }.filter { !$0.isEmpty }
-        for (index, input) in kernelSource.inputs.enumerated() {
-            guard let source = input.image.source as? ScheduledSource else { continue }
+            .map { $0.intersection(extent) }.filter { !$0.isEmpty }
+        return kernelSource.inputs.indices.compactMap { index in
             let region = kernelSource.kernel.inputRegion(for: probe, input: index)
             let shared = neighbours.contains {
                 !kernelSource.kernel.inputRegion(for: $0, input: index).intersection(region).isEmpty
             }
-            if shared && (region.width > probe.width || region.height > probe.height) {
-                source.enableCache(readHeight: region.height)
-            }
+            return shared && (region.width > probe.width || region.height > probe.height)
+                ? (index, region.height) : nil
         }
     }
 

@@ -46,6 +46,49 @@ public struct RenderPlan: Sendable {
         case materialize(bytes: Int?, inFile: Bool)
     }
 
+    /// The cells an image's cache keeps while its readers go down it: what the run gives an image whose
+    /// readers' tiles overlap (a blur's margins), a front-to-back decoder (whole-width cells, so going
+    /// back up does not start the decoding over), and a ``Decision/shared`` image.
+    public struct Window: Sendable, Equatable {
+        public var cellWidth: Int
+        public var cellHeight: Int
+        /// Rows of cells kept: enough for the tallest region a reader's tile asks for, and one more for
+        /// the workers already on the next band.
+        public var rows: Int
+        /// Cells kept at most: `rows` rows across the image.
+        public var cells: Int
+        /// Their Float32 samples, at most: the rows they span, across the cells of a row, or the image's
+        /// height where that is less (the bottom cells hold only the rows there).
+        public var bytes: Int
+
+        /// The window for readers whose tiles each ask for up to `readHeight` rows of an image `width`
+        /// x `height` with `channels` channels, tiles `tileSize` square (``RunOptions/tileSize``), grown from
+        /// `previous`, an earlier reader's (its cell size stays). Cells are tiles, or whole rows of
+        /// `tileSize` for a `sequential` decoder; where a request is taller than a tile (a blur's
+        /// margins) they are a quarter of a tile tall, so the rows kept above and below a band are not
+        /// whole tiles: a sigma 2 blur keeps 384 rows, not 768.
+        public init(
+            readHeight: Int, tileSize tile: Int, width: Int, height: Int, sequential: Bool, channels: Int,
+            after previous: Self?
+        ) {
+            cellWidth = sequential ? width : tile
+            cellHeight = previous?.cellHeight ?? (readHeight > tile && tile >= 64 ? tile / 4 : tile)
+            rows = Swift.max((readHeight + cellHeight - 1) / cellHeight + 1, previous?.rows ?? 0, 2)
+            cells = (width + cellWidth - 1) / cellWidth * rows
+            bytes = saturatingProduct(
+                Swift.min(rows * cellHeight, height), cells / rows * cellWidth, channels * MemoryLayout<Float>.size)
+        }
+
+        /// "a window of 96 rows: 6 rows of 30 cells 256x16, 5.9 MB at most".
+        public var summary: String {
+            let across = cells / Swift.max(rows, 1)
+            return "a window of \(rows * cellHeight) rows: \(rows) rows of "
+                + (across == 1
+                    ? "whole-width cells \(cellWidth)x\(cellHeight)" : "\(across) cells \(cellWidth)x\(cellHeight)")
+                + ", \(describeBytes(bytes)) at most"
+        }
+    }
+
     /// One reader of an image.
     public struct Reader: Sendable, Equatable {
         public var node: String
@@ -75,6 +118,9 @@ public struct RenderPlan: Sendable {
         public var sizeIsKnown: Bool
         /// A source decoded smaller than ``size`` because every reader shrinks it (nil: decoded whole).
         public var shrinkOnLoad: ShrinkOnLoad? = nil
+        /// The cells its cache keeps (nil: none, or not known before the run): set by the engine, which
+        /// builds the readers' kernels to ask what they read (``Window``).
+        public var window: Window? = nil
 
         public static func == (a: ImagePlan, b: ImagePlan) -> Bool {
             a.image == b.image && a.readers == b.readers && a.decision == b.decision
@@ -357,6 +403,9 @@ extension RenderPlan: CustomStringConvertible {
             lines.append("  \(image.image) (\(image.op)\(size)): \(image.decision.summary); \(image.reason)")
             if let shrink = image.shrinkOnLoad {
                 lines.append("      " + shrink.summary(decodedSize: image.decodedSize))
+            }
+            if let window = image.window {
+                lines.append("      cached in " + window.summary)
             }
             if !image.readers.isEmpty {
                 let readers = image.readers.map { "\($0.node) (pass \($0.pass + 1))" }

@@ -29,19 +29,16 @@ package final class ScheduledSource: PixelSource {
 
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
 
-    /// Caches cells for readers whose tiles each ask for up to `readHeight` rows: enough rows of cells
-    /// for one such request, plus one for the workers already on the next band. Where a request is
-    /// taller than a tile (a blur's margins), the cells are a quarter of a tile tall, so the rows kept
-    /// above and below a band are not whole tiles: a sigma 2 blur keeps 384 rows, not 768.
+    /// Caches cells for readers whose tiles each ask for up to `readHeight` rows (``RenderPlan/Window``,
+    /// which `tessera run --plan` prints).
     package func enableCache(readHeight: Int) {
-        let tile = monitor.options.tileSize
         cache.withLock { cache in
-            let cellWidth = inner.prefersSequentialRows ? extent.width : tile
-            let cellHeight = cache?.cellHeight ?? (readHeight > tile && tile >= 64 ? tile / 4 : tile)
-            let rows = Swift.max((readHeight + cellHeight - 1) / cellHeight + 1, cache?.rows ?? 0, 2)
-            let capacity = (extent.width + cellWidth - 1) / cellWidth * rows
-            if let existing = cache, existing.capacity >= capacity { return }
-            cache = TileCache(cellWidth: cellWidth, cellHeight: cellHeight, rows: rows, capacity: capacity)
+            let window = RenderPlan.Window(
+                readHeight: readHeight, tileSize: monitor.options.tileSize, width: extent.width,
+                height: extent.height, sequential: inner.prefersSequentialRows, channels: channels, after: cache?.window
+            )
+            if let existing = cache, existing.capacity >= window.cells { return }
+            cache = TileCache(window)
         }
     }
 
@@ -163,17 +160,15 @@ final class TileCache: Sendable {
         var spare: [PixelBuffer] = []
     }
 
-    let cellWidth: Int
-    let cellHeight: Int
-    let rows: Int
-    let capacity: Int
+    /// Its cells' size and how many it keeps.
+    let window: RenderPlan.Window
+    var cellWidth: Int { window.cellWidth }
+    var cellHeight: Int { window.cellHeight }
+    var capacity: Int { window.cells }
     private let state = Locked(State())
 
-    init(cellWidth: Int, cellHeight: Int, rows: Int, capacity: Int) {
-        self.cellWidth = cellWidth
-        self.cellHeight = cellHeight
-        self.rows = rows
-        self.capacity = capacity
+    init(_ window: RenderPlan.Window) {
+        self.window = window
     }
 
     /// A buffer to render a new cell into: an evicted cell's storage when there is one (its samples are

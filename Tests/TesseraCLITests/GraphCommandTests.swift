@@ -8,6 +8,12 @@ import TesseraNodes
         .deletingLastPathComponent()
     static let photo = repository.appendingPathComponent("Examples/images/astronaut.png").path
 
+    /// Writes `folder`/g.yaml: the example photo loaded as `photo`, then `nodes`, one a line.
+    static func writePhotoGraph(_ nodes: [String], in folder: URL) throws {
+        let lines = ["version: 1", "nodes:", "  photo: { op: load, path: \(photo) }"] + nodes.map { "  " + $0 }
+        try Data(lines.joined(separator: "\n").utf8).write(to: folder.appendingPathComponent("g.yaml"))
+    }
+
     /// A load-save graph writes the same bytes as `tessera convert` with the same options.
     @Test(arguments: [
         (
@@ -138,17 +144,12 @@ import TesseraNodes
     /// `run --plan` prints the plan and writes nothing; `dot --plan` shows it on the graph.
     @Test func planIsPrintedWithoutRunning() throws {
         try withTemporaryFolder { folder in
-            let graph = folder.appendingPathComponent("g.yaml")
-            try Data(
-                """
-                version: 1
-                nodes:
-                  photo: { op: load, path: \(Self.photo) }
-                  heat: { op: saliency, input: photo }
-                  over: { op: composite, input: heat, background: photo }
-                  out: { op: save, input: over, path: out.png }
-                """.utf8
-            ).write(to: graph)
+            try Self.writePhotoGraph(
+                [
+                    "heat: { op: saliency, input: photo }",
+                    "over: { op: composite, input: heat, background: photo }",
+                    "out: { op: save, input: over, path: out.png }",
+                ], in: folder)
             let plan = try CLI.run(["run", "--plan", "g.yaml"], in: folder)
             #expect(plan.status == 0, "\(plan.stderr)")
             #expect(plan.stdout.hasPrefix("2 passes:\n  1. heat (saliency) renders photo, about 0.26 megapixels\n"))
@@ -161,22 +162,41 @@ import TesseraNodes
         }
     }
 
+    /// `run --plan` says what a blur's margins make the run keep of the photo: whole rows of 128 (a PNG
+    /// decodes front to back), 128 + 2 x 8 rows a tile (sigma 2), so 2 rows of cells and one more for
+    /// the next band; `dot --plan` puts the rows on the node.
+    @Test func planShowsTheCacheWindow() throws {
+        try withTemporaryFolder { folder in
+            try Self.writePhotoGraph(
+                [
+                    "soft: { op: gaussianBlur, input: photo, sigma: 2 }",
+                    "out: { op: save, input: soft, path: out.png }",
+                ], in: folder)
+            let plan = try CLI.run(["run", "--plan", "--tile-size", "128", "g.yaml"], in: folder)
+            #expect(plan.status == 0, "\(plan.stderr)")
+            #expect(
+                plan.stdout.contains(
+                    "photo (load 512x512): stream; one reader in each pass\n"
+                        + "      cached in a window of 384 rows: 3 rows of whole-width cells 512x128, "),
+                "\(plan.stdout)")
+            // dot plans with the default tiles, 256: the photo is 2 tiles tall, and the decoder's window of
+            // 2 rows of 256 serves the blur too.
+            let dot = try CLI.run(["dot", "--plan", "g.yaml"], in: folder)
+            #expect(dot.stdout.contains(#"→ stream\nwindow of 512 rows"#), "\(dot.stdout)")
+        }
+    }
+
     /// Past `--disk-threshold` the photo is kept in a temporary file: same output, and the file is gone.
     @Test func aKeptImageInATemporaryFileLeavesNothing() throws {
         try withTemporaryFolder { folder in
             let temporary = folder.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-            let graph = folder.appendingPathComponent("g.yaml")
-            try Data(
-                """
-                version: 1
-                nodes:
-                  photo: { op: load, path: \(Self.photo) }
-                  a: { op: save, input: photo, path: a.png }
-                  soft: { op: gaussianBlur, input: photo, sigma: 3 }
-                  b: { op: save, input: soft, path: b.png }
-                """.utf8
-            ).write(to: graph)
+            try Self.writePhotoGraph(
+                [
+                    "a: { op: save, input: photo, path: a.png }",
+                    "soft: { op: gaussianBlur, input: photo, sigma: 3 }",
+                    "b: { op: save, input: soft, path: b.png }",
+                ], in: folder)
             let inMemory = try CLI.run(["run", "-q", "g.yaml"], in: folder)
             #expect(inMemory.status == 0)
             let a = try Data(contentsOf: folder.appendingPathComponent("a.png"))
