@@ -13,10 +13,18 @@ import Testing
 
     /// Runs `nodes` (the JPEG photo as `PHOTO`, a PNG as `PNG`) in `folder`.
     func run(_ nodes: [String], in folder: URL) throws -> RunReport {
+        try Self.runGraph(
+            nodes.map {
+                $0.replacingOccurrences(of: "PHOTO", with: Self.photo.path)
+                    .replacingOccurrences(of: "PNG", with: Self.png.path)
+            }, in: folder)
+    }
+
+    /// Writes a graph of `nodes`, one a line, as `name` in `folder`, and runs it.
+    @discardableResult
+    static func runGraph(_ nodes: [String], named name: String = "g.yaml", in folder: URL) throws -> RunReport {
+        let file = folder.appendingPathComponent(name)
         let text = (["version: 1", "nodes:"] + nodes.map { "  " + $0 }).joined(separator: "\n")
-            .replacingOccurrences(of: "PHOTO", with: Self.photo.path)
-            .replacingOccurrences(of: "PNG", with: Self.png.path)
-        let file = folder.appendingPathComponent("g.yaml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         return try Graph.load(path: file.path, catalog: .builtin()).run()
     }
@@ -88,16 +96,12 @@ import Testing
     static func photoJPEG(side: Int, in folder: URL) throws -> String {
         let astronaut = repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path
         let path = folder.appendingPathComponent("photo-\(side).jpg").path
-        let text = """
-            version: 1
-            nodes:
-              a: { op: load, path: \(astronaut) }
-              b: { op: resize, input: a, width: \(side), height: \(side), interpolation: lanczos3 }
-              c: { op: save, input: b, path: \(path), quality: 90 }
-            """
-        let file = folder.appendingPathComponent("make.yaml")
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        try Graph.load(path: file.path, catalog: .builtin()).run()
+        try runGraph(
+            [
+                "a: { op: load, path: \(astronaut) }",
+                "b: { op: resize, input: a, width: \(side), height: \(side), interpolation: lanczos3 }",
+                "c: { op: save, input: b, path: \(path), quality: 90 }",
+            ], named: "make.yaml", in: folder)
         return path
     }
 
@@ -124,16 +128,11 @@ import Testing
     /// float; returns what was saved and the run's report. `shrink` is the load's, or none.
     func resized(_ path: String, _ resize: String, shrink: Int?, in folder: URL) throws -> (PixelBuffer, RunReport) {
         let out = folder.appendingPathComponent("out-\(shrink ?? 0).tif").path
-        let text = """
-            version: 1
-            nodes:
-              photo: { op: load, path: \(path)\(shrink.map { ", shrink: \($0)" } ?? "") }
-              small: \(resize)
-              out: { op: save, input: small, path: \(out), depth: float }
-            """
-        let file = folder.appendingPathComponent("g.yaml")
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        let report = try Graph.load(path: file.path, catalog: .builtin()).run()
+        let report = try Self.runGraph(
+            [
+                "photo: { op: load, path: \(path)\(shrink.map { ", shrink: \($0)" } ?? "") }", "small: \(resize)",
+                "out: { op: save, input: small, path: \(out), depth: float }",
+            ], in: folder)
         return (try ImageFile.load(path: out).1.pixels(), report)
     }
 
@@ -202,17 +201,11 @@ import Testing
         try withTemporaryFolder { folder in
             let path = try Self.photoJPEG(side: 1536, in: folder)
             let out = folder.appendingPathComponent("big.png").path
-            let text = """
-                version: 1
-                nodes:
-                  photo: { op: load, path: \(path) }
-                  small: { op: resize, input: photo, width: 40 }
-                  big: { op: resize, input: small, like: photo }
-                  out: { op: save, input: big, path: \(out) }
-                """
-            let file = folder.appendingPathComponent("g.yaml")
-            try text.write(to: file, atomically: true, encoding: .utf8)
-            let report = try Graph.load(path: file.path, catalog: .builtin()).run()
+            let report = try Self.runGraph(
+                [
+                    "photo: { op: load, path: \(path) }", "small: { op: resize, input: photo, width: 40 }",
+                    "big: { op: resize, input: small, like: photo }", "out: { op: save, input: big, path: \(out) }",
+                ], in: folder)
             #expect(report.plan?.image("photo")?.shrinkOnLoad?.shrink == 4)
             let info = try ImageFile.info(path: out)
             #expect(info.width == 1536 && info.height == 1536)
@@ -228,16 +221,11 @@ import Testing
         try withTemporaryFolder { folder in
             let photo = try Self.photoJPEG(side: 1536, in: folder)
             let cut = folder.appendingPathComponent("cut.jpg").path
-            let text = """
-                version: 1
-                nodes:
-                  a: { op: load, path: \(photo), shrink: 1 }
-                  b: { op: crop, input: a, rect: [3, 0, 1530, 1003] }
-                  c: { op: save, input: b, path: \(cut), quality: 90 }
-                """
-            let file = folder.appendingPathComponent("cut.yaml")
-            try text.write(to: file, atomically: true, encoding: .utf8)
-            try Graph.load(path: file.path, catalog: .builtin()).run()
+            try Self.runGraph(
+                [
+                    "a: { op: load, path: \(photo), shrink: 1 }", "b: { op: crop, input: a, rect: [3, 0, 1530, 1003] }",
+                    "c: { op: save, input: b, path: \(cut), quality: 90 }",
+                ], named: "cut.yaml", in: folder)
             var bytes = try Data(contentsOf: URL(fileURLWithPath: cut))
             bytes.insert(contentsOf: Self.exif(orientation: orientation), at: 2)  // after SOI
             let turned = folder.appendingPathComponent("turned.jpg").path
