@@ -69,7 +69,9 @@ package final class ScheduledSource: PixelSource {
     }
 
     private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
-        var scratch = PixelBuffer.scratch(region: .empty, channels: channels)
+        // Taken at a whole cell's size, so that reshaping it to each cell never grows (zero-fills) it.
+        var scratch = PixelBuffer.scratch(
+            region: Rect(x: 0, y: 0, width: store.cellWidth, height: store.cellHeight), channels: channels)
         defer { scratch.recycle() }
         try forEachCell(of: target.region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
             try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }

@@ -71,7 +71,7 @@ public final class KernelSource: PixelSource {
         }
         for (index, input) in inputs.enumerated() {
             let region = kernel.inputRegion(for: output.region, input: index)
-            var buffer = PixelBuffer.scratch(region: .empty, channels: input.image.channels)
+            var buffer = PixelBuffer.scratch(region: region, channels: input.image.channels)
             do {
                 try input.image.render(region, edge: input.edge, into: &buffer)
             } catch {

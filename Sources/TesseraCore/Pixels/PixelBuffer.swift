@@ -1,6 +1,3 @@
-/// Zeros to grow a buffer's samples by, a block at a time.
-private let zeroSamples = [Float](repeating: 0, count: 16384)
-
 /// The Float32 pixels of one rectangular region of an image, interleaved, row by row.
 ///
 /// The region is in the image's coordinates, so a buffer for `Rect(x: 100, y: 50, width: 8, height: 8)`
@@ -41,13 +38,8 @@ public struct PixelBuffer: Sendable, Equatable {
     /// zero-filling) a buffer for each one.
     public mutating func reshape(to newRegion: Rect) {
         let count = newRegion.area * channels
-        if count < samples.count {
-            samples.removeLast(samples.count - count)
-        } else if count <= samples.capacity {
-            // Copied from a block of zeros: appending a repeated element goes one element at a time.
-            while samples.count < count {
-                samples.append(contentsOf: zeroSamples.prefix(count - samples.count))
-            }
+        if count <= samples.capacity {
+            samples.resizeWithinCapacity(to: count)
         } else {
             samples = [Float](repeating: 0, count: count)
             Self.countAllocation()

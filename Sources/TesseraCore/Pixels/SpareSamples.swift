@@ -20,9 +20,50 @@ extension PixelBuffer {
     /// workers' count for a run, which must not grow with the run's number of tiles.
     package static var allocationsOnThisThread: Int { SpareSamples.current.allocations }
 
+    /// Samples this thread has cleared so far growing a buffer within its storage, work that a worker
+    /// taking its spares well does not repeat for every tile.
+    package static var zeroFilledOnThisThread: Int { SpareSamples.current.zeroFilled }
+
     /// Counts a new allocation of sample storage (``allocationsOnThisThread``).
     static func countAllocation() {
         SpareSamples.current.allocations += 1
+    }
+}
+
+/// Zeros to grow an array of samples by, a block at a time.
+private let zeroSamples = [Float](repeating: 0, count: 16384)
+
+extension [Float] {
+    /// `count` samples from this thread's spares, stale (or, in new storage, uninitialized): for a
+    /// kernel's own scratch, every sample of which it writes before reading. Give them back with
+    /// ``recycleScratch()``.
+    package static func scratch(count: Int) -> [Float] {
+        if count == 0 { return [] }
+        var samples = SpareSamples.current.take(count)
+        if count <= samples.capacity {
+            samples.resizeWithinCapacity(to: count)
+        } else {
+            samples = [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+            PixelBuffer.countAllocation()
+        }
+        return samples
+    }
+
+    /// Sets the count to `count`, at most the capacity: shrinking is free, growing zero-fills the new part
+    /// (which is why ``SpareSamples/take(_:)`` prefers arrays that need no growing).
+    mutating func resizeWithinCapacity(to count: Int) {
+        if count < self.count {
+            removeLast(self.count - count)
+        } else {
+            // Copied from a block of zeros: appending a repeated element goes one element at a time.
+            SpareSamples.current.zeroFilled += count - self.count
+            while self.count < count { append(contentsOf: zeroSamples.prefix(count - self.count)) }
+        }
+    }
+
+    /// Hands samples from ``scratch(count:)`` back to this thread's spares.
+    package consuming func recycleScratch() {
+        SpareSamples.current.give(self)
     }
 }
 
@@ -36,26 +77,23 @@ package final class SpareSamples {
     private static let limitBytes = 32 << 20
     private var keptBytes = 0
     var allocations = 0
+    /// Samples cleared so far to grow an array within its capacity (``resizeWithinCapacity(to:)``).
+    var zeroFilled = 0
     private var arrays: [[Float]] = []
     /// Empty arrays of buffers with room for a kernel's inputs.
     private var frames: [[PixelBuffer]] = []
 
-    /// The spare that holds `count` samples with the least room to spare, or else the largest (which
-    /// grows): buffers of many sizes share the list without a small one forcing a big allocation.
+    /// The spare that best holds `count` samples: among those with the capacity, the one whose samples
+    /// number closest to `count`, else the largest (which grows). Shrinking an array drops samples that
+    /// a later, larger request must zero-fill again, and growing one zero-fills the new part now: this
+    /// clears the fewest either way (taking the smallest capacity that fits, as before, made a tile's
+    /// input grow, clearing megabytes it was about to overwrite, on every tile). Buffers of many sizes
+    /// share the list without a small one forcing a big allocation.
     func take(_ count: Int) -> [Float] {
-        var best: Int?
-        for index in arrays.indices {
-            let capacity = arrays[index].capacity
-            guard let current = best else {
-                best = index
-                continue
-            }
-            let bestCapacity = arrays[current].capacity
-            if capacity >= count ? (bestCapacity < count || capacity < bestCapacity) : capacity > bestCapacity {
-                best = index
-            }
+        func rank(_ array: [Float]) -> (Int, Int) {
+            array.capacity >= count ? (0, abs(array.count - count)) : (1, -array.capacity)
         }
-        guard let best else { return [] }
+        guard let best = arrays.indices.min(by: { rank(arrays[$0]) < rank(arrays[$1]) }) else { return [] }
         arrays.swapAt(best, arrays.count - 1)
         let taken = arrays.removeLast()
         keptBytes -= taken.capacity * MemoryLayout<Float>.size

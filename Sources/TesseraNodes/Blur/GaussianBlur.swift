@@ -119,15 +119,20 @@ struct GaussianBlur: Node {
             // columns stored one after another would make the cosine pass's column walks contiguous, but
             // measured no faster: what the column walks gain, the copy into strips loses.)
             let workStride = Self.roundUp(area.width * c + 1, 16)
-            var work = Self.scratch(area.height * workStride)
+            var work = [Float].scratch(count: area.height * workStride)
             fillWorkingCopy(&work, stride: workStride, area: area, from: inputs[0])
             // After the vertical pass: region.height rows of area.width pixels, with room for the
             // horizontal FIR's 16-wide reads past the last output.
             let middleStride = Self.roundUp(
                 max(area.width * c + 1, Self.roundUp(region.width * c, 16) + 2 * margin * c), 16)
-            var middle = Self.scratch(region.height * middleStride)
+            var middle = [Float].scratch(count: region.height * middleStride)
             Self.zeroPadding(&middle, rows: region.height, stride: middleStride, from: area.width * c)
-            var line = Self.scratch(Self.roundUp(region.width * 4, 16) + 16)
+            var line = [Float].scratch(count: Self.roundUp(region.width * 4, 16) + 16)
+            defer {
+                work.recycleScratch()
+                middle.recycleScratch()
+                line.recycleScratch()
+            }
             let outRowLength = output.rowLength
             work.withUnsafeBufferPointer { work in
                 middle.withUnsafeMutableBufferPointer { middle in
@@ -186,13 +191,8 @@ struct GaussianBlur: Node {
             }
         }
 
-        /// A scratch buffer left uninitialized: every sample is written before it is read, except the
-        /// padding after each row, which ``zeroPadding(_:rows:stride:from:)`` clears (junk there could be
-        /// a denormal, which would slow the passes down).
-        static func scratch(_ count: Int) -> [Float] {
-            [Float](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-        }
-
+        /// Clears the padding after each row, which the passes read but no sample is written to (stale
+        /// scratch there could be a denormal, which would slow them down).
         static func zeroPadding(_ buffer: inout [Float], rows: Int, stride: Int, from start: Int) {
             buffer.withUnsafeMutableBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
@@ -244,7 +244,8 @@ struct GaussianBlur: Node {
             var suffix = [SIMD4<Float>](unsafeUninitializedCapacity: max(region.width, region.height)) {
                 _, initialized in initialized = max(region.width, region.height)
             }
-            var interleaved = Kernel.scratch(c == 1 ? area.width * 4 : 0)
+            var interleaved = [Float].scratch(count: c == 1 ? area.width * 4 : 0)
+            defer { interleaved.recycleScratch() }
             tables.modulation.withUnsafeBufferPointer { modulation in
                 tables.demodulation.withUnsafeBufferPointer { demodulation in
                     suffix.withUnsafeMutableBufferPointer { suffix in
