@@ -17,14 +17,6 @@ public struct PixelBuffer: Sendable, Equatable {
         if !region.isEmpty { Self.countAllocation() }
     }
 
-    /// A buffer for `region` over `storage`, resized to fit: its samples are stale.
-    init(region: Rect, channels: Int, reusing storage: [Float]) {
-        self.region = .empty
-        self.channels = channels
-        samples = storage
-        reshape(to: region)
-    }
-
     public init(region: Rect, channels: Int, samples: [Float]) {
         precondition(channels == 1 || channels == 4, "images have 1 or 4 channels")
         precondition(samples.count == region.area * channels, "sample count does not match the region")

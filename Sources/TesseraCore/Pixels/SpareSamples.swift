@@ -5,15 +5,15 @@
 /// Kept per thread, so taking and giving back takes no lock. Buffers nest as renders do (a kernel's
 /// input renders its own inputs first): last taken, first given back.
 extension PixelBuffer {
-    /// A buffer for `region` with storage from this thread's spares: its samples are stale, for the
-    /// caller to overwrite all of them. Give it back with ``recycle()``.
+    /// A buffer for `region` with storage from this thread's spares (``Swift/Array/scratch(count:)``):
+    /// its samples are stale, for the caller to overwrite all of them. Give it back with ``recycle()``.
     package static func scratch(region: Rect, channels: Int) -> PixelBuffer {
-        PixelBuffer(region: region, channels: channels, reusing: SpareSamples.current.take(region.area * channels))
+        PixelBuffer(region: region, channels: channels, samples: .scratch(count: region.area * channels))
     }
 
     /// Hands the storage back to this thread's spares, for the next ``scratch(region:channels:)``.
     package consuming func recycle() {
-        SpareSamples.current.give(samples)
+        samples.recycleScratch()
     }
 
     /// Buffers this thread has allocated sample storage for so far: the scheduler reports its
