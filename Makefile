@@ -3,8 +3,9 @@
 # Headers and libraries the codecs build against (pkg-config finds them).
 BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev
 # The schema test checks every graph in Graphs/ with a real JSON Schema validator; the plugin and C API
-# tests compile C with cc and build the C example plugin with make.
-TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make
+# tests compile C with cc and build the C example plugin with make; the metadata tests read what
+# Tessera writes with exiftool.
+TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make libimage-exiftool-perl
 
 SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.

@@ -106,6 +106,37 @@ void tsr_png_close(tsr_png_reader *r) {
     free(r);
 }
 
+static const char tsr_xmp_key[] = "XML:com.adobe.xmp";
+
+static void tsr_png_read_metadata(png_structp png, png_infop info, tsr_metadata *metadata) {
+    memset(metadata, 0, sizeof *metadata);
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 profile_length = 0;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) != 0 && profile_length > 0) {
+        metadata->icc = profile;
+        metadata->icc_length = profile_length;
+    }
+    png_uint_32 exif_length = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(png, info, &exif_length, &exif) != 0 && exif_length > 0) {
+        metadata->exif = exif;
+        metadata->exif_length = exif_length;
+    }
+    png_textp texts = NULL;
+    int count = 0;
+    png_get_text(png, info, &texts, &count);
+    for (int i = 0; i < count; i++) {
+        if (strcmp(texts[i].key, tsr_xmp_key) == 0 && texts[i].compression >= PNG_ITXT_COMPRESSION_NONE &&
+            texts[i].itxt_length > 0) {
+            metadata->xmp = (const uint8_t *)texts[i].text;
+            metadata->xmp_length = texts[i].itxt_length;
+            break;
+        }
+    }
+}
+
 tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, size_t errlen) {
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
@@ -141,7 +172,9 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
     png_set_sig_bytes(r->png, 8);
     // The caller enforces its own pixel limit; libpng's default of 1,000,000 rows or columns is lower.
     png_set_user_limits(r->png, 0x7fffffff, 0x7fffffff);
+    png_set_option(r->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON); // keep a flawed sRGB profile as stored
     png_read_info(r->png, r->info);
+    tsr_png_read_metadata(r->png, r->info, &out->metadata);
 
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
@@ -244,7 +277,7 @@ void tsr_png_writer_close(tsr_png_writer *w) {
 }
 
 tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                    int level, char *err, size_t errlen) {
+                                    int level, const tsr_metadata *metadata, char *err, size_t errlen) {
     static const int color_types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                       PNG_COLOR_TYPE_RGB_ALPHA};
     if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16)) {
@@ -279,6 +312,39 @@ tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t h
     png_set_IHDR(w->png, w->info, width, height, bit_depth, color_types[channels - 1], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(w->png, level);
+    // A profile libpng knows as a flawed sRGB one (HP's of 1998 is in many photos) is still the file's:
+    // keep it rather than fail the write. Other profile problems drop the chunk with a warning.
+    png_set_option(w->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+    png_set_benign_errors(w->png, 1);
+    if (metadata != NULL) {
+        if (metadata->icc != NULL) {
+            png_set_iCCP(w->png, w->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, metadata->icc,
+                         (png_uint_32)metadata->icc_length);
+        }
+        if (metadata->exif != NULL) {
+            png_set_eXIf_1(w->png, w->info, (png_uint_32)metadata->exif_length, (png_bytep)metadata->exif);
+        }
+        if (metadata->xmp != NULL) {
+            // libpng measures the text with strlen: give it a terminated copy.
+            char *xmp = malloc(metadata->xmp_length + 1);
+            if (xmp == NULL) {
+                copy_message(err, errlen, "out of memory");
+                tsr_png_writer_close(w);
+                return NULL;
+            }
+            memcpy(xmp, metadata->xmp, metadata->xmp_length);
+            xmp[metadata->xmp_length] = 0;
+            png_text text;
+            memset(&text, 0, sizeof text);
+            text.compression = PNG_ITXT_COMPRESSION_NONE;
+            text.key = (png_charp)tsr_xmp_key;
+            text.text = xmp;
+            text.lang = "";
+            text.lang_key = "";
+            png_set_text(w->png, w->info, &text, 1);
+            free(xmp);
+        }
+    }
     png_write_info(w->png, w->info);
     if (bit_depth == 16 && is_little_endian()) {
         png_set_swap(w->png);
@@ -356,6 +422,9 @@ static void tsr_jpeg_errors_init(tsr_jpeg_errors *errors) {
     errors->pub.output_message = tsr_jpeg_output_message;
 }
 
+/// How an APP1 segment holding an XMP packet starts.
+static const char tsr_xmp_namespace[] = "http://ns.adobe.com/xap/1.0/";
+
 struct tsr_jpeg_reader {
     FILE *file;
     struct jpeg_decompress_struct cinfo;
@@ -365,6 +434,7 @@ struct tsr_jpeg_reader {
     int cmyk;
     int adobe_inverted;
     uint8_t *cmyk_row;
+    uint8_t *icc;  // the joined ICC profile, from malloc
 };
 
 void tsr_jpeg_close(tsr_jpeg_reader *r) {
@@ -372,6 +442,7 @@ void tsr_jpeg_close(tsr_jpeg_reader *r) {
     if (r->created) jpeg_destroy_decompress(&r->cinfo);
     if (r->file != NULL) fclose(r->file);
     free(r->cmyk_row);
+    free(r->icc);
     free(r);
 }
 
@@ -414,19 +485,31 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t ma
     r->cinfo.mem->max_memory_to_use = max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)max_memory;
     jpeg_stdio_src(&r->cinfo, r->file);
     jpeg_save_markers(&r->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&r->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&r->cinfo, TRUE);
     if (tsr_jpeg_check_warning(r, err, errlen) != 0) {
         tsr_jpeg_close(r);
         return NULL;
     }
-    out->exif = NULL;
-    out->exif_length = 0;
+    memset(&out->metadata, 0, sizeof out->metadata);
     for (jpeg_saved_marker_ptr m = r->cinfo.marker_list; m != NULL; m = m->next) {
-        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
-            out->exif = m->data + 6;
-            out->exif_length = m->data_length - 6;
-            break;
+        if (m->marker != JPEG_APP0 + 1) continue;
+        if (out->metadata.exif == NULL && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            out->metadata.exif = m->data + 6;
+            out->metadata.exif_length = m->data_length - 6;
+        } else if (out->metadata.xmp == NULL && m->data_length > sizeof tsr_xmp_namespace &&
+                   memcmp(m->data, tsr_xmp_namespace, sizeof tsr_xmp_namespace) == 0) {
+            out->metadata.xmp = m->data + sizeof tsr_xmp_namespace;
+            out->metadata.xmp_length = m->data_length - sizeof tsr_xmp_namespace;
         }
+    }
+    // The profile's segments joined in their sequence numbers' order; a broken sequence is no profile.
+    JOCTET *icc = NULL;
+    unsigned int icc_length = 0;
+    if (jpeg_read_icc_profile(&r->cinfo, &icc, &icc_length) && icc != NULL) {
+        r->icc = icc;
+        out->metadata.icc = icc;
+        out->metadata.icc_length = icc_length;
     }
     switch (r->cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
@@ -549,9 +632,18 @@ void tsr_jpeg_writer_close(tsr_jpeg_writer *w) {
 }
 
 tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
-                                      int progressive, char *err, size_t errlen) {
+                                      int progressive, const tsr_metadata *metadata, char *err, size_t errlen) {
     if (channels != 1 && channels != 3) {
         copy_message(err, errlen, "JPEG holds 1 or 3 channels");
+        return NULL;
+    }
+    // A marker segment holds at most 65533 bytes after its length.
+    if (metadata != NULL && metadata->exif != NULL && metadata->exif_length > 65533 - 6) {
+        copy_message(err, errlen, "the EXIF block is too large for a JPEG APP1 segment (64 KB)");
+        return NULL;
+    }
+    if (metadata != NULL && metadata->xmp != NULL && metadata->xmp_length > 65533 - sizeof tsr_xmp_namespace) {
+        copy_message(err, errlen, "the XMP packet is too large for a JPEG APP1 segment (64 KB)");
         return NULL;
     }
     tsr_jpeg_writer *w = calloc(1, sizeof *w);
@@ -588,6 +680,21 @@ tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t
     }
     if (progressive) jpeg_simple_progression(&w->cinfo);
     jpeg_start_compress(&w->cinfo, TRUE);
+    if (metadata != NULL) {
+        if (metadata->exif != NULL) {
+            jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(6 + metadata->exif_length));
+            for (size_t i = 0; i < 6; i++) jpeg_write_m_byte(&w->cinfo, "Exif\0\0"[i]);
+            for (size_t i = 0; i < metadata->exif_length; i++) jpeg_write_m_byte(&w->cinfo, metadata->exif[i]);
+        }
+        if (metadata->xmp != NULL) {
+            jpeg_write_m_header(&w->cinfo, JPEG_APP0 + 1, (unsigned)(sizeof tsr_xmp_namespace + metadata->xmp_length));
+            for (size_t i = 0; i < sizeof tsr_xmp_namespace; i++) jpeg_write_m_byte(&w->cinfo, tsr_xmp_namespace[i]);
+            for (size_t i = 0; i < metadata->xmp_length; i++) jpeg_write_m_byte(&w->cinfo, metadata->xmp[i]);
+        }
+        if (metadata->icc != NULL) {
+            jpeg_write_icc_profile(&w->cinfo, metadata->icc, (unsigned)metadata->icc_length);
+        }
+    }
     return w;
 }
 
@@ -698,6 +805,34 @@ int tsr_tiff_get_extrasamples(tsr_tiff *t, uint16_t *count, const uint16_t **val
 int tsr_tiff_set_u16(tsr_tiff *t, uint32_t tag, uint16_t value) { return TIFFSetField(t->tif, tag, value); }
 
 int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value) { return TIFFSetField(t->tif, tag, value); }
+
+void tsr_tiff_get_metadata(tsr_tiff *t, tsr_metadata *metadata) {
+    memset(metadata, 0, sizeof *metadata);
+    uint32_t length = 0;
+    void *data = NULL;
+    if (TIFFGetField(t->tif, TIFFTAG_ICCPROFILE, &length, &data) == 1 && data != NULL && length > 0) {
+        metadata->icc = data;
+        metadata->icc_length = length;
+    }
+    length = 0;
+    data = NULL;
+    if (TIFFGetField(t->tif, TIFFTAG_XMLPACKET, &length, &data) == 1 && data != NULL && length > 0) {
+        metadata->xmp = data;
+        metadata->xmp_length = length;
+    }
+}
+
+int tsr_tiff_set_metadata(tsr_tiff *t, const tsr_metadata *metadata) {
+    if (metadata->icc != NULL &&
+        TIFFSetField(t->tif, TIFFTAG_ICCPROFILE, (uint32_t)metadata->icc_length, metadata->icc) != 1) {
+        return 0;
+    }
+    if (metadata->xmp != NULL &&
+        TIFFSetField(t->tif, TIFFTAG_XMLPACKET, (uint32_t)metadata->xmp_length, metadata->xmp) != 1) {
+        return 0;
+    }
+    return 1;
+}
 
 int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values) {
     return TIFFSetField(t->tif, TIFFTAG_EXTRASAMPLES, count, values);

@@ -61,10 +61,7 @@ extension Graph {
             else { continue }
             do {
                 let smaller = try source.decodingSmaller(by: shrink)
-                opened[image.node]?[image.port] = .image(
-                    Image(
-                        width: full.width, height: full.height, layout: full.layout, depth: full.depth, source: smaller)
-                )
+                opened[image.node]?[image.port] = .image(full.withSource(smaller))
             } catch {
                 throw runError(error, at: node, in: nodes)
             }
@@ -76,8 +73,6 @@ extension Graph {
     /// decode is served by it.
     static func serving(_ output: Image, from scheduled: Image) -> Image {
         guard let source = output.source as? ShrinkableSource, source.chosen != nil else { return scheduled }
-        return Image(
-            width: output.width, height: output.height, layout: output.layout, depth: output.depth,
-            source: source.servingSmallerDecode(from: scheduled))
+        return output.withSource(source.servingSmallerDecode(from: scheduled))
     }
 }

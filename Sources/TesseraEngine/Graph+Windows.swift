@@ -20,8 +20,7 @@ extension Graph {
         // The stand-in for image `name` (as the plan names images: `node.port`), which kernels record.
         func standIn(_ name: String, like image: Image) -> Image {
             let source = StandIn(name: name, sequential: image.source.prefersSequentialRows)
-            let made = Image(
-                width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: source)
+            let made = image.withSource(source)
             standIns[name] = made
             return made
         }

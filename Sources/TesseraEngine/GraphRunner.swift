@@ -120,11 +120,12 @@ extension Graph {
                     outputs = try node.execute(reading: values, monitor: monitor)
                 }
                 for (port, value) in outputs {
-                    guard case .image(let output) = value else {
+                    guard case .image(let made) = value else {
                         values["\(node.name).\(port)"] = value
                         collected["\(node.name).\(port)"] = value
                         continue
                     }
+                    let output = node.inheritingMetadata(made, reading: values)
                     // A source decoded smaller (shrink-on-load): that decode is what is scheduled and counted.
                     let image = output.smallerDecode?.image ?? output
                     let staged = Self.scheduleStages(
@@ -141,11 +142,7 @@ extension Graph {
                         break
                     }
                     values["\(node.name).\(port)"] = .image(
-                        Self.serving(
-                            output,
-                            from: Image(
-                                width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-                                source: source)))
+                        Self.serving(output, from: image.withSource(source)))
                 }
                 if keeping.contains(node.name) {
                     for port in node.declaration.outputs {
@@ -231,11 +228,9 @@ extension Graph {
         guard case .image(let image) = value else { return value }
         monitor.beginStage(pixels: image.extent.area)
         let parallel = ParallelSource(image: image, monitor: monitor, role: .sink)
-        let whole = try Image(
-            width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: parallel
-        ).pixels()
+        let whole = try image.withSource(parallel).pixels()
         monitor.endStage()
-        return .image(Image(buffer: whole, layout: image.layout, depth: image.depth))
+        return .image(image.withSource(BufferSource(buffer: whole)))
     }
 
     /// A failure while `node` ran, named after the node whose pixels failed.
@@ -304,15 +299,10 @@ extension Graph {
             if region.width > probe.width || region.height > probe.height {
                 source.enableCache(readHeight: region.height)
             }
-            return KernelInput(
-                Image(
-                    width: inner.width, height: inner.height, layout: inner.layout, depth: inner.depth, source: source),
-                edge: input.edge)
+            return KernelInput(inner.withSource(source), edge: input.edge)
         }
         guard staged else { return image }
-        return Image(
-            width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-            kernel: kernelSource.kernel, inputs: inputs)
+        return image.withSource(KernelSource(kernel: kernelSource.kernel, inputs: inputs, channels: image.channels))
     }
 
     static func describe(_ error: any Error) -> String {
@@ -362,10 +352,7 @@ extension GraphNode {
                 let parallel = ParallelSource(
                     image: image, monitor: monitor, role: declaration.access == .sink ? .sink : .global)
                 barriers.append(parallel)
-                inputValues[name] = .image(
-                    Image(
-                        width: image.width, height: image.height, layout: image.layout, depth: image.depth,
-                        source: parallel))
+                inputValues[name] = .image(image.withSource(parallel))
             } else {
                 inputValues[name] = value
             }
@@ -407,5 +394,22 @@ extension GraphNode {
             message: "the image to write is \(image.width)x\(image.height) (\(pixels) pixels), more than the "
                 + "output limit of \(limit) pixels; raise it with --max-output-pixels N "
                 + "(RunOptions.maxOutputPixels)")
+    }
+}
+
+extension GraphNode {
+    /// `output` with the metadata (profile, EXIF, XMP) of this node's first connected image input, in
+    /// the order the node declares its inputs, when the node set none of its own: as each libvips
+    /// operation copies its first input's header fields, so a photo's profile and camera data reach
+    /// `save` through any chain of filters.
+    func inheritingMetadata(_ output: Image, reading values: [String: NodeValue]) -> Image {
+        guard output.metadata.isEmpty else { return output }
+        for input in declaration.inputs {
+            guard let reference = inputs[input.name],
+                case .image(let image)? = values[reference.node + "." + reference.port]
+            else { continue }
+            return output.withMetadata(image.metadata)
+        }
+        return output
     }
 }

@@ -144,8 +144,28 @@ public struct EncodeOptions: Sendable {
     /// as viewers show transparency: JPEG has no alpha, and dropping it would show what transparent
     /// pixels happen to hold (often black).
     public var background: SIMD3<Double> = [1, 1, 1]
+    /// Whether the image's ICC profile is embedded (when it fits the written layout).
+    public var profile: ProfilePolicy = .keep
+    /// Whether the image's EXIF block and XMP packet are written.
+    public var metadata: MetadataPolicy = .keep
 
     public init() {}
+
+    /// What `save` does with the image's ICC profile.
+    public enum ProfilePolicy: String, Sendable, CaseIterable {
+        /// Embed it, as it came (an RGB profile only with color pixels, a gray one only with gray).
+        case keep
+        /// Write none: viewers then take the pixels as sRGB.
+        case none
+    }
+
+    /// What `save` does with the image's EXIF block and XMP packet.
+    public enum MetadataPolicy: String, Sendable, CaseIterable {
+        /// Write them, with the EXIF pixel dimensions set to the image's.
+        case keep
+        /// Write neither: no camera, date, place or copyright leaves with the pixels.
+        case strip
+    }
 
     /// Sets the compression from its text form: a zlib level 0...9 for PNG, a method name for TIFF.
     /// This is the one parser for `--compression` and the `save` node's `compression` parameter.

@@ -23,13 +23,15 @@ public enum ImageFile {
     ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
         try options.checkShrink(path: path)
+        let loaded: (info: ImageInfo, image: Image)
         switch try ImageFormat.detect(path: path) {
-        case .png: return shrunk(try PNGCodec.load(path: path, options: options), by: options.shrink)
-        case .jpeg: return try JPEGCodec.load(path: path, options: options)
+        case .png: loaded = shrunk(try PNGCodec.load(path: path, options: options), by: options.shrink)
+        case .jpeg: loaded = try JPEGCodec.load(path: path, options: options)
         case .tiff:
             let reader = try TIFFReader(path: path, options: options)
-            return shrunk((reader.info, reader.image), by: options.shrink)
+            loaded = shrunk((reader.info, reader.image), by: options.shrink)
         }
+        return (loaded.info, loaded.image.withMetadata(loaded.info.metadata))
     }
 
     /// A file libjpeg does not decode, shrunk: its rows averaged over blocks (``BlockAverageRows``).

@@ -25,6 +25,9 @@ public struct ImageInfo: Sendable, Equatable {
     public var orientationApplied: Bool
     /// Format details a user may want to see: compression, tiles or strips, interlacing, palette.
     public var details: [String]
+    /// The profile, EXIF and XMP the file holds, as the loaded image carries them (its EXIF orientation
+    /// set to 1 once ``orientationApplied``).
+    public var metadata = ImageMetadata()
 
     /// The part of the loaded image the file's pixels cover, in its pixels: the whole image without a
     /// shrink. With one, the last column and row of blocks hold fewer of the file's pixels (`fullWidth

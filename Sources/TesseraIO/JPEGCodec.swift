@@ -6,7 +6,7 @@ import TesseraCore
 enum JPEGCodec {
     private static func open(
         _ path: String, maxMemory: Int, shrink: Int
-    ) throws -> (OpaquePointer, tsr_jpeg_info, orientation: Int) {
+    ) throws -> (OpaquePointer, tsr_jpeg_info, metadata: ImageMetadata) {
         var info = tsr_jpeg_info()
         var error = ShimError()
         guard
@@ -15,14 +15,13 @@ enum JPEGCodec {
         else {
             throw ImageError(path: path, message: "JPEG: \(error.message)")
         }
-        var orientation = 1
-        if let exif = info.exif, info.exif_length > 0 {
-            orientation = Orientation.read(exif: Array(UnsafeBufferPointer(start: exif, count: info.exif_length)))
-        }
-        return (reader, info, orientation)
+        return (reader, info, ImageMetadata(info.metadata))
     }
 
-    private static func describe(_ info: tsr_jpeg_info, orientation: Int, applied: Bool, shrink: Int) -> ImageInfo {
+    private static func describe(_ info: tsr_jpeg_info, metadata: ImageMetadata, applied: Bool, shrink: Int)
+        -> ImageInfo
+    {
+        let orientation = metadata.orientation
         let swaps = applied && Orientation.swapsAxes(orientation)
         func upright(_ width: UInt32, _ height: UInt32) -> (Int, Int) {
             swaps ? (Int(height), Int(width)) : (Int(width), Int(height))
@@ -34,16 +33,15 @@ enum JPEGCodec {
         return ImageInfo(
             format: .jpeg, width: width, height: height, fullWidth: fullWidth, fullHeight: fullHeight,
             shrink: shrink, layout: info.channels == 1 ? .gray : .rgb, bitsPerSample: 8, isFloat: false,
-            orientation: orientation, orientationApplied: applied && orientation != 1, details: details)
+            orientation: orientation, orientationApplied: applied && orientation != 1, details: details,
+            metadata: applied && orientation != 1 ? metadata.upright() : metadata)
     }
 
     static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
-        let (reader, header, orientation) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
+        let (reader, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(reader)
-        let info = describe(
-            header, orientation: orientation, applied: options.appliesOrientation, shrink: options.shrink)
-        try check(
-            header, info: info, turned: options.appliesOrientation && orientation != 1, path: path, options: options)
+        let info = describe(header, metadata: metadata, applied: options.appliesOrientation, shrink: options.shrink)
+        try check(header, info: info, turned: info.orientationApplied, path: path, options: options)
         return info
     }
 
@@ -82,11 +80,10 @@ enum JPEGCodec {
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header, orientation) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
+        let (probe, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(probe)
-        let info = describe(
-            header, orientation: orientation, applied: options.appliesOrientation, shrink: options.shrink)
-        let turn = options.appliesOrientation ? orientation : 1
+        let info = describe(header, metadata: metadata, applied: options.appliesOrientation, shrink: options.shrink)
+        let turn = info.orientationApplied ? info.orientation : 1
         try check(header, info: info, turned: turn != 1, path: path, options: options)
         let maxMemory = options.maxMemory
         let shrink = options.shrink
@@ -163,9 +160,11 @@ enum JPEGCodec {
         let fileChannels = image.layout.isGray ? 1 : 3
         var error = ShimError()
         guard
-            let writer = tsr_jpeg_writer_open(
-                path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), Int32(options.quality),
-                options.progressive ? 1 : 0, &error.buffer, ShimError.capacity)
+            let writer = ImageMetadata.written(for: image, options: options).withShim({ metadata in
+                tsr_jpeg_writer_open(
+                    path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), Int32(options.quality),
+                    options.progressive ? 1 : 0, metadata, &error.buffer, ShimError.capacity)
+            })
         else {
             throw ImageError(message: "cannot write JPEG: \(error.message)")
         }

@@ -9,35 +9,6 @@ enum Orientation {
     /// Whether the upright image swaps width and height.
     static func swapsAxes(_ orientation: Int) -> Bool { (5...8).contains(orientation) }
 
-    /// Reads the orientation tag (0x0112) from IFD0 of an Exif payload (a TIFF structure), or 1.
-    static func read(exif bytes: [UInt8]) -> Int {
-        guard bytes.count >= 8 else { return 1 }
-        let little: Bool
-        switch (bytes[0], bytes[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return 1
-        }
-        func u16(_ at: Int) -> Int? {
-            guard at >= 0, at + 2 <= bytes.count else { return nil }
-            return little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
-        }
-        func u32(_ at: Int) -> Int? {
-            guard let a = u16(at), let b = u16(at + 2) else { return nil }
-            return little ? a | b << 16 : a << 16 | b
-        }
-        guard let ifd = u32(4), let count = u16(ifd) else { return 1 }
-        for entry in 0..<count {
-            let at = ifd + 2 + entry * 12
-            guard let tag = u16(at) else { return 1 }
-            // Type 3 is SHORT; its single value sits in the first two bytes of the value field.
-            if tag == 0x0112, u16(at + 2) == 3, let value = u16(at + 8) {
-                return (1...8).contains(value) ? value : 1
-            }
-        }
-        return 1
-    }
-
     /// The upright image of `stored` for `orientation`.
     static func apply(_ orientation: Int, to stored: PixelBuffer) -> PixelBuffer {
         guard orientation != 1 else { return stored }

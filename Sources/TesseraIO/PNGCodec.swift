@@ -6,20 +6,22 @@ enum PNGCodec {
     private static let colorTypeNames = [0: "gray", 2: "RGB", 3: "palette", 4: "gray+alpha", 6: "RGBA"]
 
     /// Opens the file and reads its header; the caller closes the reader.
-    private static func open(_ path: String) throws -> (OpaquePointer, tsr_png_info) {
+    /// The reader, its header and the metadata before the image data (copied: the header's pointers
+    /// into it live only as long as the reader).
+    private static func open(_ path: String) throws -> (OpaquePointer, tsr_png_info, ImageMetadata) {
         var info = tsr_png_info()
         var error = ShimError()
         guard let reader = tsr_png_open(path, &info, &error.buffer, ShimError.capacity) else {
             throw ImageError(path: path, message: "PNG: \(error.message)")
         }
-        return (reader, info)
+        return (reader, info, ImageMetadata(info.metadata))
     }
 
     static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
-        let (reader, header) = try open(path)
+        let (reader, header, metadata) = try open(path)
         tsr_png_close(reader)
         try check(header, path: path, options: options)
-        return describe(header)
+        return describe(header, metadata: metadata)
     }
 
     /// Deflate's best case: a 258-byte match in 2 bits of codes, so no stream expands more than this.
@@ -52,7 +54,7 @@ enum PNGCodec {
         try options.checkMemory(bytes, format: "PNG", what: "decoding \(width)x\(height) pixels", path: path)
     }
 
-    private static func describe(_ info: tsr_png_info) -> ImageInfo {
+    private static func describe(_ info: tsr_png_info, metadata: ImageMetadata) -> ImageInfo {
         let layouts: [PixelLayout] = [.gray, .grayAlpha, .rgb, .rgba]
         var details = ["color type \(colorTypeNames[Int(info.file_color_type)] ?? "\(info.file_color_type)")"]
         if info.interlaced != 0 { details.append("interlaced (Adam7)") }
@@ -60,14 +62,14 @@ enum PNGCodec {
             format: .png, width: Int(info.width), height: Int(info.height), fullWidth: Int(info.width),
             fullHeight: Int(info.height), shrink: 1, layout: layouts[Int(info.channels) - 1],
             bitsPerSample: Int(info.file_bit_depth), isFloat: false,
-            orientation: 1, orientationApplied: false, details: details)
+            orientation: 1, orientationApplied: false, details: details, metadata: metadata)
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header) = try open(path)
+        let (probe, header, metadata) = try open(path)
         tsr_png_close(probe)
         try check(header, path: path, options: options)
-        let info = describe(header)
+        let info = describe(header, metadata: metadata)
         let source = RowStreamSource { try RowDecoder(path: path) }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source)
@@ -88,7 +90,7 @@ enum PNGCodec {
         private var nextRow = 0
 
         init(path: String) throws {
-            (reader, info) = try PNGCodec.open(path)
+            (reader, info, _) = try PNGCodec.open(path)
             self.path = path
             width = Int(info.width)
             height = Int(info.height)
@@ -143,9 +145,11 @@ enum PNGCodec {
         let sixteen = depth == .uint16
         var error = ShimError()
         guard
-            let writer = tsr_png_writer_open(
-                path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), sixteen ? 16 : 8,
-                Int32(options.pngLevel), &error.buffer, ShimError.capacity)
+            let writer = ImageMetadata.written(for: image, options: options).withShim({ metadata in
+                tsr_png_writer_open(
+                    path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), sixteen ? 16 : 8,
+                    Int32(options.pngLevel), metadata, &error.buffer, ShimError.capacity)
+            })
         else {
             throw ImageError(message: "cannot write PNG: \(error.message)")
         }

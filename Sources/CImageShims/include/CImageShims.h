@@ -15,6 +15,20 @@
 extern "C" {
 #endif
 
+// MARK: Metadata
+
+/// What travels with an image besides its pixels: its ICC profile, its EXIF block (a TIFF structure,
+/// without the "Exif\0\0" that starts JPEG's APP1) and its XMP packet. NULL for those absent. A
+/// reader's are valid until it is closed; a writer copies them.
+typedef struct {
+    const uint8_t *icc;
+    size_t icc_length;
+    const uint8_t *exif;
+    size_t exif_length;
+    const uint8_t *xmp;
+    size_t xmp_length;
+} tsr_metadata;
+
 // MARK: PNG reading
 
 typedef struct tsr_png_reader tsr_png_reader;
@@ -29,6 +43,7 @@ typedef struct {
     int bytes_per_sample;  // 1 or 2 (native byte order)
     uint32_t max_value;    // the sample value that means 1.0 (1, 3, 15, 255 or 65535)
     uint64_t idat_bytes;   // the lengths of the IDAT chunks added up, as their headers give them
+    tsr_metadata metadata; // iCCP (decompressed), eXIf and the XMP iTXt chunk, from before the image data
 } tsr_png_info;
 
 /// Opens `path` and reads the header, without allocating for the pixels: libpng allocates its row
@@ -47,9 +62,10 @@ void tsr_png_close(tsr_png_reader *r);
 typedef struct tsr_png_writer tsr_png_writer;
 
 /// `channels` 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `bit_depth` 8 or 16 (samples in native
-/// byte order); `level` the zlib level 0...9.
+/// byte order); `level` the zlib level 0...9. `metadata` (or NULL) is written as iCCP, eXIf and an XMP
+/// iTXt chunk.
 tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                    int level, char *err, size_t errlen);
+                                    int level, const tsr_metadata *metadata, char *err, size_t errlen);
 int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
                        size_t errlen);
 /// Writes the end of the file and closes it.
@@ -67,8 +83,7 @@ typedef struct {
     uint32_t output_height;
     int channels;      // samples per pixel delivered: 1 (gray) or 3 (RGB; CMYK files are converted)
     int progressive;
-    const uint8_t *exif;  // the APP1 Exif payload after "Exif\0\0", or NULL; valid until close
-    size_t exif_length;
+    tsr_metadata metadata;  // APP2 ICC profile (its segments joined), APP1 Exif and APP1 XMP
     uint64_t coefficient_bytes;  // whole-image coefficient buffers a multi-scan file needs; 0 for one scan
     uint64_t fewest_blocks;      // the 8x8 blocks of the component that has the fewest
     int arithmetic;              // 1 for arithmetic coding, which can spend less than a bit on a block
@@ -91,9 +106,11 @@ void tsr_jpeg_close(tsr_jpeg_reader *r);
 
 typedef struct tsr_jpeg_writer tsr_jpeg_writer;
 
-/// `channels` 1 or 3. Chroma is subsampled 4:2:0 below quality 90 and kept whole from 90 up.
+/// `channels` 1 or 3. Chroma is subsampled 4:2:0 below quality 90 and kept whole from 90 up. `metadata`
+/// (or NULL) is written as APP1 Exif, APP1 XMP and APP2 ICC segments; an EXIF block or XMP packet too
+/// large for one segment (64 KB) is an error.
 tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
-                                      int progressive, char *err, size_t errlen);
+                                      int progressive, const tsr_metadata *metadata, char *err, size_t errlen);
 int tsr_jpeg_write_rows(tsr_jpeg_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
                         size_t errlen);
 int tsr_jpeg_writer_finish(tsr_jpeg_writer *w, char *err, size_t errlen);
@@ -123,6 +140,12 @@ int tsr_tiff_get_extrasamples(tsr_tiff *t, uint16_t *count, const uint16_t **val
 int tsr_tiff_set_u16(tsr_tiff *t, uint32_t tag, uint16_t value);
 int tsr_tiff_set_u32(tsr_tiff *t, uint32_t tag, uint32_t value);
 int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values);
+/// The ICC profile (tag 34675) and XMP packet (tag 700) of the current directory; NULL when absent.
+/// Valid while the directory is.
+void tsr_tiff_get_metadata(tsr_tiff *t, tsr_metadata *metadata);
+/// Sets the ICC profile and XMP packet of the directory being written (the EXIF block is not written:
+/// TIFF keeps EXIF as a directory of its own). Returns 1 on success.
+int tsr_tiff_set_metadata(tsr_tiff *t, const tsr_metadata *metadata);
 
 // MARK: Interrupts
 

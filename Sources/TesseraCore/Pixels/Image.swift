@@ -135,6 +135,8 @@ public struct Image: Sendable {
     /// The sample type of the data this image was made from; writers keep it by default.
     public let depth: SampleDepth
     public let source: any PixelSource
+    /// The profile, EXIF and XMP that travel with the pixels (``ImageMetadata``).
+    public var metadata = ImageMetadata()
 
     public init(width: Int, height: Int, layout: PixelLayout, depth: SampleDepth, source: any PixelSource) {
         precondition(width > 0 && height > 0, "images are at least 1x1")
@@ -152,6 +154,21 @@ public struct Image: Sendable {
         self.init(
             width: buffer.region.width, height: buffer.region.height, layout: layout, depth: depth,
             source: BufferSource(buffer: buffer))
+    }
+
+    /// The same image, metadata included, with its pixels served by `source` (a cache, a scheduler's
+    /// parallel reader): `source` must give the same pixels.
+    public func withSource(_ source: any PixelSource) -> Image {
+        var image = Image(width: width, height: height, layout: layout, depth: depth, source: source)
+        image.metadata = metadata
+        return image
+    }
+
+    /// The same image with `metadata`.
+    public func withMetadata(_ metadata: ImageMetadata) -> Image {
+        var image = self
+        image.metadata = metadata
+        return image
     }
 
     public var channels: Int { layout.channels }

@@ -75,11 +75,7 @@ struct Load: Node {
             let (info, smaller) = try ImageFile.load(path: file, options: scaled)
             return SmallerDecode(image: smaller, shrink: factor, part: info.content)
         }
-        return NodeOutputs(
-            .image(
-                Image(
-                    width: image.width, height: image.height, layout: image.layout, depth: image.depth, source: source)
-            ))
+        return NodeOutputs(.image(image.withSource(source)))
     }
 
     /// The decoding the limits and orientation parameters ask for, at `shrink`.

@@ -69,6 +69,18 @@ struct Save: Node {
         range: 0...1)
     var background = [1.0, 1, 1]
 
+    @Parameter(
+        doc: "The image's ICC profile (from the file it was loaded from): keep embeds it in PNG, JPEG and TIFF, "
+            + "where it fits the pixels (an RGB profile is not written with gray pixels); none writes no "
+            + "profile, and viewers take the pixels as sRGB.")
+    var profile = EncodeOptions.ProfilePolicy.keep
+
+    @Parameter(
+        doc: "The image's EXIF and XMP (camera, date, place, copyright): keep writes them (EXIF in PNG and "
+            + "JPEG, XMP in all three), EXIF's pixel dimensions set to the image's and its orientation 1 where "
+            + "load turned the pixels upright; strip writes neither.")
+    var metadata = EncodeOptions.MetadataPolicy.keep
+
     @Parameter(doc: "SVG: the contours' stroke color, red, green, blue and alpha in 0...1.", range: 0...1)
     var stroke = [0.0, 0, 0, 1]
 
@@ -171,6 +183,8 @@ struct Save: Node {
         options.tileSize = tile == 0 ? nil : tile
         options.progressive = progressive
         options.background = SIMD3(background)
+        options.profile = profile
+        options.metadata = metadata
         if compression != .auto {
             do {
                 try options.setCompression(compression.rawValue, for: format)
@@ -187,3 +201,6 @@ struct Save: Node {
         return (options, problems)
     }
 }
+
+extension EncodeOptions.ProfilePolicy: ParameterChoice {}
+extension EncodeOptions.MetadataPolicy: ParameterChoice {}

@@ -1,0 +1,160 @@
+import CImageShims
+import TesseraCore
+
+/// An EXIF block (a TIFF structure: a byte-order mark, then directories of 12-byte entries), read and
+/// patched in place: the orientation, and the pixel dimensions once an image has been resized.
+struct EXIF {
+    private(set) var bytes: [UInt8]
+    private let little: Bool
+
+    /// Nil unless `bytes` starts with a TIFF header ("II*\0" or "MM\0*").
+    init?(_ bytes: [UInt8]) {
+        guard bytes.count >= 8 else { return nil }
+        switch (bytes[0], bytes[1], bytes[2], bytes[3]) {
+        case (0x49, 0x49, 0x2A, 0x00): little = true
+        case (0x4D, 0x4D, 0x00, 0x2A): little = false
+        default: return nil
+        }
+        self.bytes = bytes
+    }
+
+    private func u16(_ at: Int) -> Int? {
+        guard at >= 0, at + 2 <= bytes.count else { return nil }
+        return little ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : Int(bytes[at]) << 8 | Int(bytes[at + 1])
+    }
+
+    private func u32(_ at: Int) -> Int? {
+        guard let a = u16(at), let b = u16(at + 2) else { return nil }
+        return little ? a | b << 16 : a << 16 | b
+    }
+
+    private mutating func put16(_ value: Int, at: Int) {
+        let (first, second) = (UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8))
+        (bytes[at], bytes[at + 1]) = little ? (first, second) : (second, first)
+    }
+
+    private mutating func put32(_ value: Int, at: Int) {
+        put16(little ? value & 0xFFFF : value >> 16, at: at)
+        put16(little ? value >> 16 : value & 0xFFFF, at: at + 2)
+    }
+
+    /// Where each entry of the directory at `offset` starts (a bounded number: a crafted count cannot
+    /// run past the block).
+    private func entries(at offset: Int?) -> [Int] {
+        guard let offset, let count = u16(offset) else { return [] }
+        let fit = (bytes.count - offset - 2) / 12
+        return (0..<Swift.max(0, Swift.min(count, fit))).map { offset + 2 + $0 * 12 }
+    }
+
+    private var firstDirectory: Int? { u32(4) }
+
+    /// The entry of `tag` in the directory at `offset`.
+    private func entry(_ tag: Int, in offset: Int?) -> Int? {
+        entries(at: offset).first { u16($0) == tag }
+    }
+
+    /// The single SHORT or LONG value of an entry, stored in its value field.
+    private func integer(at entry: Int) -> Int? {
+        guard u32(entry + 4) == 1 else { return nil }
+        switch u16(entry + 2) {
+        case 3: return u16(entry + 8)
+        case 4: return u32(entry + 8)
+        default: return nil
+        }
+    }
+
+    /// Sets an entry holding one SHORT or LONG to `value`, as a LONG when a SHORT cannot hold it.
+    private mutating func setInteger(_ value: Int, at entry: Int) {
+        guard u32(entry + 4) == 1, let type = u16(entry + 2), type == 3 || type == 4 else { return }
+        if type == 3, value <= 0xFFFF {
+            put16(value, at: entry + 8)
+            put16(0, at: entry + 10)
+        } else {
+            put16(4, at: entry + 2)
+            put32(value, at: entry + 8)
+        }
+    }
+
+    private var exifDirectory: Int? { entry(0x8769, in: firstDirectory).flatMap { u32($0 + 8) } }
+
+    /// The orientation tag (0x0112) of the first directory: 1 to 8, or 1 when absent or invalid.
+    var orientation: Int {
+        guard let at = entry(0x0112, in: firstDirectory), let value = integer(at: at), (1...8).contains(value) else {
+            return 1
+        }
+        return value
+    }
+
+    /// Sets the orientation tag, where there is one.
+    mutating func setOrientation(_ value: Int) {
+        if let at = entry(0x0112, in: firstDirectory) { setInteger(value, at: at) }
+    }
+
+    /// Sets PixelXDimension and PixelYDimension (0xA002, 0xA003 in the EXIF directory), where present.
+    mutating func setDimensions(width: Int, height: Int) {
+        let directory = exifDirectory
+        if let at = entry(0xA002, in: directory) { setInteger(width, at: at) }
+        if let at = entry(0xA003, in: directory) { setInteger(height, at: at) }
+    }
+}
+
+extension ImageMetadata {
+    /// A copy of what a shim read (its pointers are valid only until the reader closes).
+    init(_ shim: tsr_metadata) {
+        func copy(_ pointer: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8]? {
+            guard let pointer, count > 0 else { return nil }
+            return Array(UnsafeBufferPointer(start: pointer, count: count))
+        }
+        self.init(
+            iccProfile: copy(shim.icc, shim.icc_length), exif: copy(shim.exif, shim.exif_length),
+            xmp: copy(shim.xmp, shim.xmp_length))
+    }
+
+    /// The EXIF orientation, 1 (as stored) to 8.
+    var orientation: Int { exif.flatMap(EXIF.init)?.orientation ?? 1 }
+
+    /// This metadata for an image turned upright: the EXIF orientation says 1.
+    func upright() -> ImageMetadata {
+        guard var block = exif.flatMap(EXIF.init) else { return self }
+        block.setOrientation(1)
+        var result = self
+        result.exif = block.bytes
+        return result
+    }
+
+    /// What a writer embeds for `image` as `options` ask: the profile when kept and fit for the image's
+    /// layout (an RGB profile is not written with gray pixels), EXIF (with the image's dimensions) and
+    /// XMP unless stripped.
+    static func written(for image: Image, options: EncodeOptions) -> ImageMetadata {
+        var result = ImageMetadata()
+        let metadata = image.metadata
+        if options.profile == .keep, metadata.profileFits(image.layout) { result.iccProfile = metadata.iccProfile }
+        if options.metadata == .keep {
+            if var block = metadata.exif.flatMap(EXIF.init) {
+                block.setDimensions(width: image.width, height: image.height)
+                result.exif = block.bytes
+            }
+            result.xmp = metadata.xmp
+        }
+        return result
+    }
+
+    /// Calls `body` with this metadata as the shims take it (nil when there is none).
+    func withShim<R>(_ body: (UnsafePointer<tsr_metadata>?) throws -> R) rethrows -> R {
+        guard !isEmpty else { return try body(nil) }
+        let icc = iccProfile ?? []
+        let exif = exif ?? []
+        let xmp = xmp ?? []
+        return try icc.withUnsafeBufferPointer { icc in
+            try exif.withUnsafeBufferPointer { exif in
+                try xmp.withUnsafeBufferPointer { xmp in
+                    var shim = tsr_metadata(
+                        icc: iccProfile == nil ? nil : icc.baseAddress, icc_length: icc.count,
+                        exif: self.exif == nil ? nil : exif.baseAddress, exif_length: exif.count,
+                        xmp: self.xmp == nil ? nil : xmp.baseAddress, xmp_length: xmp.count)
+                    return try body(&shim)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// Profiles and metadata through graphs, as a user meets them: `tessera` on a photo with a Display P3
+/// profile, EXIF (Orientation 6, so turned upright on load) and XMP (`Scripts/make-metadata-fixtures.sh`),
+/// every output read back by exiftool, an independent reader.
+@Suite struct MetadataTests {
+    static let photo = CLI.fixtures.appendingPathComponent("metadata.jpg")
+
+    static func exiftool(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    /// The embedded ICC profile's bytes, empty when there is none.
+    static func profile(_ file: URL) throws -> Data { try exiftool(["-b", "-ICC_Profile", file.path]) }
+
+    /// Every tag exiftool reads, by name, values as numbers where they are (`-n`).
+    static func tags(_ file: URL) throws -> [String: String] {
+        let json = try JSONSerialization.jsonObject(with: exiftool(["-j", "-n", file.path]))
+        let object = try #require((json as? [[String: Any]])?.first)
+        return object.mapValues { "\($0)" }
+    }
+
+    static let kept = [
+        "Make", "Model", "Copyright", "DateTimeOriginal", "ExposureTime", "ISO", "GPSLatitude", "Creator",
+    ]
+
+    @Test func aGraphKeepsTheProfileAndTheMetadata() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(at: Self.photo, to: folder.appendingPathComponent("photo.jpg"))
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: photo.jpg }
+              soft: { op: gaussianBlur, input: photo, sigma: 1 }
+              a: { op: save, input: soft, path: out.jpg }
+              b: { op: save, input: soft, path: out.png }
+              c: { op: save, input: soft, path: out.tif }
+              d: { op: save, input: soft, path: stripped.jpg, profile: none, metadata: strip }
+            """.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+
+            let profile = try Self.profile(Self.photo)
+            let input = try Self.tags(Self.photo)
+            #expect(profile.count > 128 && input["Orientation"] == "6" && input["Make"] == "Tessera")
+            for name in ["out.jpg", "out.png", "out.tif"] {
+                let file = folder.appendingPathComponent(name)
+                #expect(try Self.profile(file) == profile, "\(name): the profile's bytes")
+                let output = try Self.tags(file)
+                // Turned upright on load: 48x64, and the orientation says so.
+                #expect(output["ImageWidth"] == "48" && output["ImageHeight"] == "64", "\(name)")
+                #expect(output["Orientation"] == "1", "\(name)")
+                #expect(output["Creator"] == input["Creator"], "\(name): XMP")
+                // TIFF keeps EXIF as a directory of its own, which Tessera does not write yet.
+                guard name != "out.tif" else { continue }
+                for tag in Self.kept { #expect(output[tag] == input[tag], "\(name): \(tag)") }
+                #expect(output["ExifImageWidth"] == "48" && output["ExifImageHeight"] == "64", "\(name)")
+            }
+            let stripped = try Self.tags(folder.appendingPathComponent("stripped.jpg"))
+            #expect(try Self.profile(folder.appendingPathComponent("stripped.jpg")).isEmpty)
+            for tag in Self.kept + ["Orientation"] { #expect(stripped[tag] == nil, "stripped: \(tag)") }
+        }
+    }
+
+    @Test func convertKeepsThem() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("photo.png")
+            let result = try CLI.run(["convert", Self.photo.path, out.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Self.profile(out) == Self.profile(Self.photo))
+            #expect(try Self.tags(out)["Copyright"] == "CC0 test fixture")
+        }
+    }
+
+    /// An RGB profile describes color pixels: a gray output is written without it (and keeps the rest).
+    @Test func aGrayImageLeavesTheRGBProfileBehind() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(at: Self.photo, to: folder.appendingPathComponent("photo.jpg"))
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: photo.jpg }
+              gray: { op: grayscale, input: photo }
+              a: { op: save, input: gray, path: gray.jpg }
+              b: { op: save, input: gray, path: gray.png }
+            """.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+            let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            for name in ["gray.jpg", "gray.png"] {
+                let file = folder.appendingPathComponent(name)
+                #expect(try Self.profile(file).isEmpty, "\(name)")
+                #expect(try Self.tags(file)["Make"] == "Tessera", "\(name)")
+            }
+        }
+    }
+}
