@@ -28,6 +28,9 @@ let package = Package(
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(
+            name: "CLCMS2", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]),
         // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
         .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
         // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
@@ -37,7 +40,7 @@ let package = Package(
         .target(name: "TesseraCore"),
 
         // MARK: Codecs
-        .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF"]),
+        .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF", "CLCMS2"]),
 
         // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
         .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),

@@ -25,6 +25,17 @@ struct EncodeArguments: ParsableArguments {
             valueName: "r,g,b"))
     var background: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The ICC profile: keep embeds the input's, srgb converts the pixels to sRGB and embeds sRGB's, none "
+                + "writes none.", valueName: "keep|srgb|none"))
+    var profile: EncodeOptions.ProfilePolicy = .keep
+
+    @Option(
+        help: ArgumentHelp(
+            "EXIF and XMP (camera, date, place, copyright): keep or strip.", valueName: "keep|strip"))
+    var metadata: EncodeOptions.MetadataPolicy = .keep
+
     func validate() throws {
         if let depth, Self.depths[depth] == nil {
             throw ValidationError("--depth must be 8, 16 or float, not '\(depth)'")
@@ -51,6 +62,8 @@ struct EncodeArguments: ParsableArguments {
         options.quality = quality
         options.tileSize = tile
         options.progressive = progressive
+        options.profile = profile
+        options.metadata = metadata
         if let background { options.background = Self.color(background) ?? options.background }
         if let compression {
             let format = try ImageFormat.forWriting(path: output)
@@ -73,9 +86,14 @@ struct EncodeArguments: ParsableArguments {
         if format != .jpeg, let compression { parameters["compression"] = .string(compression) }
         if format == .tiff, let tile { parameters["tile"] = .integer(tile) }
         if format == .jpeg, progressive { parameters["progressive"] = .bool(true) }
+        if profile != .keep { parameters["profile"] = .string(profile.rawValue) }
+        if metadata != .keep { parameters["metadata"] = .string(metadata.rawValue) }
         if format == .jpeg, let color = background.flatMap(Self.color) {
             parameters["background"] = .list([color.x, color.y, color.z].map(Literal.number))
         }
         return parameters
     }
 }
+
+extension EncodeOptions.ProfilePolicy: ExpressibleByArgument {}
+extension EncodeOptions.MetadataPolicy: ExpressibleByArgument {}

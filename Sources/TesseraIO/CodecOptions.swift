@@ -157,6 +157,8 @@ public struct EncodeOptions: Sendable {
         case keep
         /// Write none: viewers then take the pixels as sRGB.
         case none
+        /// Convert the pixels from the image's profile to sRGB (``ColorProfile/sRGB``) and embed that.
+        case srgb
     }
 
     /// What `save` does with the image's EXIF block and XMP packet.

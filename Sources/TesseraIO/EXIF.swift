@@ -128,7 +128,7 @@ extension ImageMetadata {
     static func written(for image: Image, options: EncodeOptions) -> ImageMetadata {
         var result = ImageMetadata()
         let metadata = image.metadata
-        if options.profile == .keep, metadata.profileFits(image.layout) { result.iccProfile = metadata.iccProfile }
+        if options.profile != .none, metadata.profileFits(image.layout) { result.iccProfile = metadata.iccProfile }
         if options.metadata == .keep {
             if var block = metadata.exif.flatMap(EXIF.init) {
                 block.setDimensions(width: image.width, height: image.height)

@@ -62,6 +62,7 @@ public enum ImageFile {
             error.path = path
             throw error
         }
+        let image = options.profile == .srgb ? try image.convertingColors(to: .sRGB) : image
         let depth = options.resolvedDepth(imageDepth: image.depth, format: format)
         try FileSystem.writeAtomically(to: path) { temporary in
             switch format {

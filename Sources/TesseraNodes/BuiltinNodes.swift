@@ -8,6 +8,7 @@ public enum BuiltinNodes {
         ColorMatrix.self,
         Contrast.self,
         Grayscale.self,
+        ColorSpace.self,
         Normalize.self,
         BlendWithMask.self,
         Composite.self,

@@ -71,8 +71,9 @@ struct Save: Node {
 
     @Parameter(
         doc: "The image's ICC profile (from the file it was loaded from): keep embeds it in PNG, JPEG and TIFF, "
-            + "where it fits the pixels (an RGB profile is not written with gray pixels); none writes no "
-            + "profile, and viewers take the pixels as sRGB.")
+            + "where it fits the pixels (an RGB profile is not written with gray pixels); srgb converts the "
+            + "pixels to sRGB (as colorSpace does) and embeds sRGB's profile; none writes no profile, and "
+            + "viewers take the pixels as sRGB.")
     var profile = EncodeOptions.ProfilePolicy.keep
 
     @Parameter(
