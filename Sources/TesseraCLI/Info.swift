@@ -4,7 +4,8 @@ import Tessera
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show an image file's format, size, channels, bit depth and orientation.")
+        abstract:
+            "Show an image file's format, size, channels, bit depth, orientation, color profile and main EXIF fields.")
 
     @Argument(help: "The image files.")
     var files: [String]
@@ -51,16 +52,37 @@ struct Info: ParsableCommand {
             "orientation: \(orientationText(info))",
         ].map { indent + $0 }
         if !info.details.isEmpty { lines.append(indent + "details:     " + info.details.joined(separator: ", ")) }
+        if let profile = profileText(info) { lines.append(indent + "profile:     " + profile) }
+        for (name, value) in info.metadata.exifSummary {
+            lines.append(indent + (name + ":").padding(toLength: 13, withPad: " ", startingAt: 0) + value)
+        }
+        if let xmp = info.metadata.xmp { lines.append(indent + "xmp:         \(xmp.count) bytes") }
         return lines.joined(separator: "\n")
     }
 
+    /// The embedded profile's description and size, or nil without one.
+    static func profileText(_ info: ImageInfo) -> String? {
+        guard let bytes = info.metadata.iccProfile else { return nil }
+        let description = (try? ColorProfile(bytes: bytes).description) ?? "not a valid ICC profile"
+        return "\(description) (ICC, \(bytes.count) bytes)"
+    }
+
     static func json(_ info: ImageInfo, file: String) -> String {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "file": file, "format": info.format.rawValue, "width": info.width, "height": info.height,
             "channels": info.layout.fileChannels, "layout": info.layout.rawValue, "bitsPerSample": info.bitsPerSample,
             "float": info.isFloat, "orientation": info.orientation, "orientationApplied": info.orientationApplied,
             "details": info.details,
         ]
+        if let bytes = info.metadata.iccProfile {
+            object["profile"] = (try? ColorProfile(bytes: bytes).description) ?? NSNull()
+        }
+        let exif = info.metadata.exifSummary
+        if !exif.isEmpty {
+            object["exif"] = Dictionary(
+                exif.map { ($0.name, $0.name == "gps" ? ($0.value == "present") as Any : $0.value as Any) },
+                uniquingKeysWith: { first, _ in first })
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

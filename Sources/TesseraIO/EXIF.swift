@@ -1,3 +1,4 @@
+import Foundation
 import CImageShims
 import TesseraCore
 
@@ -90,6 +91,36 @@ struct EXIF {
         if let at = entry(0x0112, in: firstDirectory) { setInteger(value, at: at) }
     }
 
+    /// Where an entry's values are: in its value field when they fit in 4 bytes, else at its offset.
+    private func values(at entry: Int, size: Int) -> Range<Int>? {
+        guard size > 0, size < 1 << 16 else { return nil }
+        let start = size <= 4 ? entry + 8 : u32(entry + 8)
+        guard let start, start + size <= bytes.count else { return nil }
+        return start..<(start + size)
+    }
+
+    /// An ASCII entry's text, trimmed; nil when absent, empty or of another type.
+    func text(_ tag: Int, exif: Bool = false) -> String? {
+        guard let at = entry(tag, in: exif ? exifDirectory : firstDirectory), u16(at + 2) == 2,
+            let count = u32(at + 4), let range = values(at: at, size: count)
+        else { return nil }
+        let text = String(decoding: bytes[range].prefix { $0 != 0 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return text.isEmpty ? nil : text
+    }
+
+    /// A RATIONAL entry's value, or a SHORT or LONG one's, as a number; nil when absent or invalid.
+    func number(_ tag: Int, exif: Bool = false) -> Double? {
+        guard let at = entry(tag, in: exif ? exifDirectory : firstDirectory) else { return nil }
+        if let value = integer(at: at) { return Double(value) }
+        guard u16(at + 2) == 5, u32(at + 4) == 1, let range = values(at: at, size: 8),
+            let numerator = u32(range.lowerBound), let denominator = u32(range.lowerBound + 4), denominator != 0
+        else { return nil }
+        return Double(numerator) / Double(denominator)
+    }
+
+    /// Whether the first directory points at a GPS directory.
+    var hasGPS: Bool { entry(0x8825, in: firstDirectory) != nil }
+
     /// Sets PixelXDimension and PixelYDimension (0xA002, 0xA003 in the EXIF directory), where present.
     mutating func setDimensions(width: Int, height: Int) {
         let directory = exifDirectory
@@ -156,5 +187,30 @@ extension ImageMetadata {
                 }
             }
         }
+    }
+}
+
+extension ImageMetadata {
+    /// The EXIF fields people look for, in order, as name and text: camera, lens, date, exposure,
+    /// artist, copyright, and whether a place is recorded (GPS). Empty without EXIF.
+    public var exifSummary: [(name: String, value: String)] {
+        guard let exif = exif.flatMap(EXIF.init) else { return [] }
+        var fields: [(String, String)] = []
+        let camera = [exif.text(0x010F), exif.text(0x0110)].compactMap { $0 }
+        if !camera.isEmpty { fields.append(("camera", camera.joined(separator: " "))) }
+        if let lens = exif.text(0xA434, exif: true) { fields.append(("lens", lens)) }
+        if let date = exif.text(0x9003, exif: true) ?? exif.text(0x0132) { fields.append(("date", date)) }
+        var exposure: [String] = []
+        if let time = exif.number(0x829A, exif: true), time > 0 {
+            exposure.append(time < 1 ? "1/\(Int((1 / time).rounded())) s" : "\(time.formatted()) s")
+        }
+        if let aperture = exif.number(0x829D, exif: true) { exposure.append("f/\(aperture.formatted())") }
+        if let iso = exif.number(0x8827, exif: true) { exposure.append("ISO \(Int(iso))") }
+        if let focal = exif.number(0x920A, exif: true) { exposure.append("\(focal.formatted()) mm") }
+        if !exposure.isEmpty { fields.append(("exposure", exposure.joined(separator: ", "))) }
+        if let artist = exif.text(0x013B) { fields.append(("artist", artist)) }
+        if let copyright = exif.text(0x8298) { fields.append(("copyright", copyright)) }
+        fields.append(("gps", exif.hasGPS ? "present" : "none"))
+        return fields
     }
 }

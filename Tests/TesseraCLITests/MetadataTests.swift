@@ -82,6 +82,41 @@ import Testing
         }
     }
 
+    /// `--profile srgb` converts the P3 pixels and embeds an sRGB profile: the output, read as exiftool
+    /// reads it, says sRGB, and its pixels are no longer the input's.
+    @Test func convertToSRGB() throws {
+        try withTemporaryFolder { folder in
+            let kept = folder.appendingPathComponent("kept.png")
+            let srgb = folder.appendingPathComponent("srgb.png")
+            #expect(try CLI.run(["convert", Self.photo.path, kept.path]).status == 0)
+            let result = try CLI.run(["convert", Self.photo.path, srgb.path, "--profile", "srgb"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Self.tags(srgb)["ProfileDescription"] == "sRGB")
+            #expect(try Self.tags(kept)["ProfileDescription"] == "sP3C")
+            #expect(try Data(contentsOf: srgb) != Data(contentsOf: kept))
+            #expect(try Self.tags(srgb)["Copyright"] == "CC0 test fixture")
+        }
+    }
+
+    /// `info` shows what exiftool reads: the profile's description and the main EXIF fields.
+    @Test func infoShowsTheProfileAndTheCameraData() throws {
+        let result = try CLI.run(["info", "--json", Self.photo.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let exif = try #require(object["exif"] as? [String: Any])
+        let tags = try Self.tags(Self.photo)
+        #expect(object["profile"] as? String == tags["ProfileDescription"])
+        #expect(exif["camera"] as? String == "\(tags["Make"] ?? "") \(tags["Model"] ?? "")")
+        #expect(exif["date"] as? String == tags["DateTimeOriginal"])
+        #expect(exif["copyright"] as? String == tags["Copyright"])
+        #expect(exif["gps"] as? Bool == (tags["GPSLatitude"] != nil))
+        let exposure = try #require(exif["exposure"] as? String)
+        let time = try #require(Double(tags["ExposureTime"] ?? ""))
+        #expect(exposure.contains("1/\(Int((1 / time).rounded())) s") && exposure.contains("ISO \(tags["ISO"] ?? "")"))
+        let text = try CLI.run(["info", Self.photo.path]).stdout
+        #expect(text.contains("profile:     sP3C") && text.contains("camera:      Tessera Test Camera"))
+    }
+
     /// An RGB profile describes color pixels: a gray output is written without it (and keeps the rest).
     @Test func aGrayImageLeavesTheRGBProfileBehind() throws {
         try withTemporaryFolder { folder in
