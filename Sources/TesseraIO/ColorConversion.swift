@@ -32,12 +32,13 @@ struct ColorTransformKernel: ImageKernel {
         var gray = transform.inputChannels == 1 && channels == 4 ? [Float].scratch(count: width) : []
         input.samples.withUnsafeBufferPointer { source in
             output.samples.withUnsafeMutableBufferPointer { target in
+                guard let source = source.baseAddress, let target = target.baseAddress else { return }
                 for row in 0..<region.height {
                     let from =
-                        source.baseAddress!
+                        source
                         + ((region.y + row - input.region.y) * input.region.width + region.x - input.region.x)
                         * channels
-                    let to = target.baseAddress! + row * width * 4
+                    let to = target + row * width * 4
                     switch (transform.inputChannels, channels) {
                     case (4, 4):
                         transform.apply(from, to: to, count: width)

@@ -46,14 +46,12 @@ public final class ColorProfile: @unchecked Sendable {
 
     deinit { cmsCloseProfile(handle) }
 
-    private static let made: [Named: ColorProfile] = {
-        var profiles: [Named: ColorProfile] = [:]
-        for name in Named.allCases { profiles[name] = build(name) }
-        return profiles
-    }()
+    private static let made = Named.allCases.map(build)
 
     /// The built-in profile `name`.
-    public static func named(_ name: Named) -> ColorProfile { made[name]! }
+    public static func named(_ name: Named) -> ColorProfile {
+        made[Named.allCases.firstIndex(of: name) ?? 0]
+    }
 
     public static var sRGB: ColorProfile { named(.srgb) }
 
@@ -77,7 +75,7 @@ public final class ColorProfile: @unchecked Sendable {
         defer { cmsFreeToneCurve(curve) }
         var curves: [OpaquePointer?] = [curve, curve, curve]
         var white = d65
-        let profile = cmsCreateRGBProfile(&white, &primaries, &curves)!
+        let profile = cmsCreateRGBProfile(&white, &primaries, &curves)
         defer { cmsCloseProfile(profile) }
         let description: String =
             switch name {
@@ -93,7 +91,12 @@ public final class ColorProfile: @unchecked Sendable {
         cmsSaveProfileToMem(profile, nil, &length)
         var bytes = [UInt8](repeating: 0, count: Int(length))
         cmsSaveProfileToMem(profile, &bytes, &length)
-        return try! ColorProfile(bytes: bytes)
+        do {
+            return try ColorProfile(bytes: bytes)
+        } catch {
+            // Only an allocation failure in Little CMS could bring this here.
+            preconditionFailure("Little CMS did not read back the \(description) profile it made")
+        }
     }
 
     /// The profile's description, as viewers and `tessera info` show it ("Display P3").

@@ -26,8 +26,10 @@ import TesseraIO
     }
 
     func convert(_ image: Image, _ parameters: [String: any ParameterValue] = [:]) throws -> Image {
-        try #require(try verifier.verify(ColorSpace.self, parameters: parameters, inputs: ["input": .image(image)])["output"])
-            .image()
+        try #require(
+            try verifier.verify(ColorSpace.self, parameters: parameters, inputs: ["input": .image(image)])["output"]
+        )
+        .image()
     }
 
     @Test func displayP3ToSRGBMatchesLittleCMSAndLibvips() throws {
@@ -96,7 +98,8 @@ import TesseraIO
         let file = folder.appendingPathComponent("broken.icc").path
         try Data("not a profile".utf8).write(to: URL(fileURLWithPath: file))
         let node = try NodeDeclaration(ColorSpace.self).instantiate(
-            parameters: ["profile": FilePath(written: file, resolved: file)], inputs: ["input": .image(TestImages.rgba())])
+            parameters: ["profile": FilePath(written: file, resolved: file)],
+            inputs: ["input": .image(TestImages.rgba())])
         #expect {
             _ = try node.run()
         } throws: { error in

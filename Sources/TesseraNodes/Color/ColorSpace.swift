@@ -21,10 +21,6 @@ struct ColorSpace: Node {
             out: { op: save, input: web, path: web.jpg }
             """)
 
-    enum Intent: String, ParameterChoice {
-        case perceptual, relative, saturation, absolute
-    }
-
     @Input(doc: "The image; its embedded profile says what its values mean (none: sRGB).")
     var input: Image
 
@@ -39,13 +35,14 @@ struct ColorSpace: Node {
     @Parameter(
         doc: "The ICC rendering intent: relative (colorimetric, as libvips), perceptual, saturation or absolute. "
             + "Matrix-shaper profiles such as sRGB and Display P3 treat perceptual and saturation as relative.")
-    var intent = Intent.relative
+    var intent = ColorTransform.Intent.relative
 
     func run() throws -> NodeOutputs {
         let target = try profile.map { try ColorProfile(path: $0.resolved) } ?? ColorProfile.named(to)
         return NodeOutputs(
-            .image(try input.convertingColors(to: target, intent: ColorTransform.Intent(rawValue: intent.rawValue)!)))
+            .image(try input.convertingColors(to: target, intent: intent)))
     }
 }
 
 extension ColorProfile.Named: ParameterChoice {}
+extension ColorTransform.Intent: ParameterChoice {}
