@@ -1,7 +1,7 @@
 # The two commands: `make demo` and `make test`. Each installs what it needs first.
 
 # Headers and libraries the codecs build against (pkg-config finds them).
-BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev liblcms2-dev
+BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev liblcms2-dev libwebp-dev libgif-dev libheif-dev
 # The schema test checks every graph in Graphs/ with a real JSON Schema validator; the plugin and C API
 # tests compile C with cc and build the C example plugin with make; the metadata tests read what
 # Tessera writes with exiftool.

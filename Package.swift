@@ -31,8 +31,21 @@ let package = Package(
         .systemLibrary(
             name: "CLCMS2", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]),
-        // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C.
-        .target(name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG"]),
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CGIF", pkgConfig: "libgif",
+            providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(
+            name: "CHEIF", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        // libpng reports errors by longjmp and libjpeg by exit(): both are caught here, in C. WebP, GIF and
+        // HEIF/AVIF decode whole images through the same shims (formats.c).
+        .target(
+            name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG", "CWebP", "CGIF", "CHEIF"],
+            // libwebpmux's pkg-config names libwebp but not the demuxer, which lives beside them.
+            linkerSettings: [.linkedLibrary("webpdemux")]),
         // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
         .target(name: "CTesseraPlugin"),
 

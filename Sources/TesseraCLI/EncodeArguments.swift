@@ -19,6 +19,9 @@ struct EncodeArguments: ParsableArguments {
     @Flag(help: "Write a progressive JPEG.")
     var progressive = false
 
+    @Flag(help: "Write a lossless WebP (exact, colors under transparent pixels kept).")
+    var lossless = false
+
     @Option(
         help: ArgumentHelp(
             "JPEG: the color an image with alpha is laid over, as red,green,blue in 0...1 (default white).",
@@ -62,6 +65,7 @@ struct EncodeArguments: ParsableArguments {
         options.quality = quality
         options.tileSize = tile
         options.progressive = progressive
+        options.lossless = lossless
         options.profile = profile
         options.metadata = metadata
         if let background { options.background = Self.color(background) ?? options.background }
@@ -82,10 +86,11 @@ struct EncodeArguments: ParsableArguments {
     func saveParameters(for format: ImageFormat) -> [String: Literal] {
         var parameters: [String: Literal] = [:]
         if let depth { parameters["depth"] = .string(Self.depths[depth] == .float32 ? "float" : depth) }
-        if format != .png { parameters["quality"] = .integer(quality) }
-        if format != .jpeg, let compression { parameters["compression"] = .string(compression) }
+        if [.jpeg, .tiff, .webp, .heic, .avif].contains(format) { parameters["quality"] = .integer(quality) }
+        if format == .png || format == .tiff, let compression { parameters["compression"] = .string(compression) }
         if format == .tiff, let tile { parameters["tile"] = .integer(tile) }
         if format == .jpeg, progressive { parameters["progressive"] = .bool(true) }
+        if format == .webp, lossless { parameters["lossless"] = .bool(true) }
         if profile != .keep { parameters["profile"] = .string(profile.rawValue) }
         if metadata != .keep { parameters["metadata"] = .string(metadata.rawValue) }
         if format == .jpeg, let color = background.flatMap(Self.color) {

@@ -80,7 +80,7 @@ struct Info: ParsableCommand {
         let exif = info.metadata.exifSummary
         if !exif.isEmpty {
             object["exif"] = Dictionary(
-                exif.map { ($0.name, $0.name == "gps" ? ($0.value == "present") as Any : $0.value as Any) },
+                exif.map { ($0.name, $0.name == "gps" ? true as Any : $0.value as Any) },
                 uniquingKeysWith: { first, _ in first })
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()

@@ -62,17 +62,23 @@ struct DecodeArguments: ParsableArguments {
                 + "or with K, M, G (binary). Default: a quarter of the physical memory.", valueName: "bytes"))
     var maxMemory: String?
 
-    @Flag(help: "Keep a JPEG's stored orientation instead of turning it upright by its EXIF tag.")
+    @Flag(help: "Keep a JPEG's, WebP's or TIFF's stored orientation instead of turning it upright by its tag.")
     var keepOrientation = false
 
+    @Option(help: "GIF: the frame to read, counted from 0, as the animation shows it.")
+    var frame = 0
+
     var options: DecodeOptions {
-        DecodeOptions(
+        var options = DecodeOptions(
             maxPixels: maxPixels, maxMemory: maxMemory.flatMap(DecodeOptions.parseBytes),
             appliesOrientation: !keepOrientation)
+        options.frame = frame
+        return options
     }
 
     func validate() throws {
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
+        guard frame >= 0 else { throw ValidationError("--frame counts from 0") }
         if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
             throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
         }

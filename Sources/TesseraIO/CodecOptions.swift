@@ -16,6 +16,9 @@ public struct DecodeOptions: Sendable {
     public var maxMemory: Int = DecodeOptions.defaultMaxMemory
     /// Turns the image upright by its EXIF orientation, as OpenCV `imread` and libvips `autorot` do.
     public var appliesOrientation: Bool = true
+    /// GIF: the frame to read, counted from 0, as the animation shows it (earlier frames composited
+    /// under it). Other formats read their first image.
+    public var frame: Int = 0
     /// Loads the image at 1/shrink of its size, each side rounded up: `ceil(width / shrink)` x
     /// `ceil(height / shrink)`, for shrink 1, 2, 4 or 8 (``shrinkFactors``), as libvips' `jpegload
     /// shrink`. A JPEG decodes at that size with libjpeg's DCT scaling: each 8x8 block through a
@@ -144,6 +147,8 @@ public struct EncodeOptions: Sendable {
     /// as viewers show transparency: JPEG has no alpha, and dropping it would show what transparent
     /// pixels happen to hold (often black).
     public var background: SIMD3<Double> = [1, 1, 1]
+    /// WebP: lossless (exact, colors under transparent pixels kept) instead of lossy at ``quality``.
+    public var lossless: Bool = false
     /// Whether the image's ICC profile is embedded (when it fits the written layout).
     public var profile: ProfilePolicy = .keep
     /// Whether the image's EXIF block and XMP packet are written.
@@ -184,8 +189,14 @@ public struct EncodeOptions: Sendable {
                 throw ImageError(message: "TIFF compression is one of \(names), not '\(text)'")
             }
             tiffCompression = method
-        case .jpeg:
-            throw ImageError(message: "JPEG has no compression option; its quality sets the size")
+        case .webp:
+            switch text.lowercased() {
+            case "lossless": lossless = true
+            case "lossy": lossless = false
+            default: throw ImageError(message: "WebP compression is lossless or lossy, not '\(text)'")
+            }
+        case .jpeg, .heic, .avif, .gif:
+            throw ImageError(message: "\(format) has no compression option; its quality sets the size")
         }
     }
 
@@ -210,8 +221,9 @@ public struct EncodeOptions: Sendable {
             )
         }
         switch (format, depth) {
-        case (.jpeg, .some(.uint16)), (.jpeg, .some(.float32)):
-            problems.append((.depth, "JPEG holds 8-bit samples only"))
+        case (.jpeg, .some(.uint16)), (.jpeg, .some(.float32)), (.webp, .some(.uint16)), (.webp, .some(.float32)),
+            (.heic, .some(.uint16)), (.heic, .some(.float32)), (.avif, .some(.uint16)), (.avif, .some(.float32)):
+            problems.append((.depth, "\(format) holds 8-bit samples only"))
         case (.png, .some(.float32)):
             problems.append((.depth, "PNG holds 8- or 16-bit samples, not float"))
         default:
@@ -233,7 +245,7 @@ public struct EncodeOptions: Sendable {
     func resolvedDepth(imageDepth: SampleDepth, format: ImageFormat) -> SampleDepth {
         let wanted = depth ?? imageDepth
         switch format {
-        case .jpeg: return .uint8
+        case .jpeg, .webp, .heic, .avif, .gif: return .uint8
         case .png: return wanted == .float32 ? .uint16 : wanted
         case .tiff: return wanted
         }

@@ -192,7 +192,7 @@ extension ImageMetadata {
 
 extension ImageMetadata {
     /// The EXIF fields people look for, in order, as name and text: camera, lens, date, exposure,
-    /// artist, copyright, and whether a place is recorded (GPS). Empty without EXIF.
+    /// artist, copyright, and "gps" when a place is recorded. Empty without EXIF.
     public var exifSummary: [(name: String, value: String)] {
         guard let exif = exif.flatMap(EXIF.init) else { return [] }
         var fields: [(String, String)] = []
@@ -210,7 +210,7 @@ extension ImageMetadata {
         if !exposure.isEmpty { fields.append(("exposure", exposure.joined(separator: ", "))) }
         if let artist = exif.text(0x013B) { fields.append(("artist", artist)) }
         if let copyright = exif.text(0x8298) { fields.append(("copyright", copyright)) }
-        fields.append(("gps", exif.hasGPS ? "present" : "none"))
+        if exif.hasGPS { fields.append(("gps", "present")) }
         return fields
     }
 }

@@ -8,10 +8,15 @@ public enum ImageFile {
     /// is refused here too, so `info` answers for what `load` will do.
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
         try options.checkShrink(path: path)
-        switch try ImageFormat.detect(path: path) {
+        let format = try ImageFormat.detect(path: path)
+        switch format {
         case .png: return try PNGCodec.info(path: path, options: options).shrunk(by: options.shrink)
         case .jpeg: return try JPEGCodec.info(path: path, options: options)
-        case .tiff: return try TIFFReader(path: path, options: options).info.shrunk(by: options.shrink)
+        case .tiff: return try TIFFReader(path: path, options: options).info.shrunk(by: options.shrink).upright(options)
+        case .webp: return try WebPCodec.info(path: path, options: options).shrunk(by: options.shrink).upright(options)
+        case .gif: return try GIFCodec.info(path: path, options: options).shrunk(by: options.shrink)
+        case .heic, .avif:
+            return try HEIFCodec.info(path: path, format: format, options: options).shrunk(by: options.shrink)
         }
     }
 
@@ -24,12 +29,21 @@ public enum ImageFile {
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
         try options.checkShrink(path: path)
         let loaded: (info: ImageInfo, image: Image)
-        switch try ImageFormat.detect(path: path) {
+        let format = try ImageFormat.detect(path: path)
+        switch format {
         case .png: loaded = shrunk(try PNGCodec.load(path: path, options: options), by: options.shrink)
         case .jpeg: loaded = try JPEGCodec.load(path: path, options: options)
         case .tiff:
             let reader = try TIFFReader(path: path, options: options)
-            loaded = shrunk((reader.info, reader.image), by: options.shrink)
+            loaded = try Orientation.upright(
+                shrunk((reader.info, reader.image), by: options.shrink), options: options, path: path)
+        case .webp:
+            loaded = try Orientation.upright(
+                shrunk(try WebPCodec.load(path: path, options: options), by: options.shrink), options: options,
+                path: path)
+        case .gif: loaded = shrunk(try GIFCodec.load(path: path, options: options), by: options.shrink)
+        case .heic, .avif:
+            loaded = shrunk(try HEIFCodec.load(path: path, format: format, options: options), by: options.shrink)
         }
         return (loaded.info, loaded.image.withMetadata(loaded.info.metadata))
     }
@@ -69,6 +83,9 @@ public enum ImageFile {
             case .png: try PNGCodec.write(image, to: temporary, depth: depth, options: options)
             case .jpeg: try JPEGCodec.write(image, to: temporary, options: options)
             case .tiff: try TIFFWriter.write(image, to: temporary, depth: depth, options: options)
+            case .webp: try WebPCodec.write(image, to: temporary, options: options)
+            case .heic, .avif: try HEIFCodec.write(image, to: temporary, format: format, options: options)
+            case .gif: preconditionFailure("forWriting refuses GIF")
             }
         }
         return depth

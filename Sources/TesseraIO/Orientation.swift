@@ -43,3 +43,43 @@ enum Orientation {
         return result
     }
 }
+
+extension ImageInfo {
+    /// This info for the image turned upright, when `options` apply the orientation and it is not 1:
+    /// width and height swapped where the turn swaps them, the EXIF orientation kept set to 1.
+    func upright(_ options: DecodeOptions) -> ImageInfo {
+        guard options.appliesOrientation, orientation != 1, !orientationApplied else { return self }
+        var info = self
+        if Orientation.swapsAxes(orientation) {
+            (info.width, info.height) = (height, width)
+            (info.fullWidth, info.fullHeight) = (fullHeight, fullWidth)
+        }
+        info.orientationApplied = true
+        info.metadata = metadata.upright()
+        return info
+    }
+}
+
+extension Orientation {
+    /// `loaded` turned upright as ``ImageInfo/upright(_:)`` says: the stored image decoded whole once
+    /// and turned (a turn reads every row for every column, so it is not streamed).
+    ///
+    /// - Throws: ``ImageError`` when the two whole images (stored and turned) need more than
+    ///   `options.maxMemory`.
+    static func upright(_ loaded: (ImageInfo, Image), options: DecodeOptions, path: String) throws -> (
+        ImageInfo, Image
+    ) {
+        let (stored, image) = loaded
+        let info = stored.upright(options)
+        guard info.orientationApplied, !stored.orientationApplied else { return loaded }
+        try options.checkMemory(
+            saturatingProduct(info.width, info.height, image.channels, MemoryLayout<Float>.size, 2),
+            format: "\(info.format)", what: "turning \(info.width)x\(info.height) pixels upright", path: path)
+        let turn = stored.orientation
+        let source = DecodeOnceSource { apply(turn, to: try image.pixels()) }
+        return (
+            info,
+            Image(width: info.width, height: info.height, layout: image.layout, depth: image.depth, source: source)
+        )
+    }
+}

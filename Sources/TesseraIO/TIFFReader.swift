@@ -113,7 +113,10 @@ public final class TIFFReader: PixelSource, Sendable {
             throw ImageError(path: path, message: "TIFF: " + Self.withoutFileName(error.message, path: path))
         }
         do {
-            let (geometry, info) = try Self.readHeader(tiff, path: path)
+            var (geometry, info) = try Self.readHeader(tiff, path: path)
+            var metadata = tsr_metadata()
+            tsr_tiff_get_metadata(tiff, &metadata)
+            info.metadata = ImageMetadata(metadata)
             try options.checkSize(width: geometry.width, height: geometry.height, path: path)
             try Self.checkMemory(tiff, geometry: geometry, layout: info.layout, path: path, options: options)
             self.geometry = geometry

@@ -75,7 +75,9 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         // PNG truncated in the signature, the header, the image data and the last chunk.
         BrokenCase(
             name: "PNG cut in the signature", input: ("a.png", truncated(png, at: 5)),
-            message: "a.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+            message:
+                "a.png: not a PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF file (unknown signature); those are what Tessera reads"
+        ),
         BrokenCase(
             name: "PNG cut in IHDR", input: ("a.png", truncated(png, at: 20)),
             message: "a.png: PNG: the file ends early (truncated)"),
@@ -128,7 +130,9 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         // Not images at all.
         BrokenCase(
             name: "random bytes", input: ("noise.png", noise),
-            message: "noise.png: not a PNG, TIFF or JPEG file (unknown signature)"),
+            message:
+                "noise.png: not a PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF file (unknown signature); those are what Tessera reads"
+        ),
         BrokenCase(name: "zero-length file", input: ("empty.png", []), message: "empty.png: the file is empty"),
         BrokenCase(name: "missing file", input: ("missing.png", nil), message: "missing.png: no such file"),
         // The content decides the format: a damaged PNG named .jpg fails as a PNG.
@@ -181,6 +185,37 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message:
                 "a.jpg: JPEG: decoding 61x47 pixels needs 62.2 KiB at once, more than the limit of 10 KiB \(limits)"),
         // Outputs that cannot be written.
+        // WebP, GIF, HEIC and AVIF (Scripts/make-format-fixtures.sh): cut short, damaged, crafted.
+        BrokenCase(
+            name: "WebP cut in half", input: ("a.webp", fixture("formats/webp-truncated.webp")),
+            message: "a.webp: WebP: the file ends early (truncated)"),
+        BrokenCase(
+            name: "WebP cut in its header", input: ("a.webp", truncated(fixture("formats/webp-lossy.webp"), at: 30)),
+            message: "a.webp: WebP: the file ends early (truncated)"),
+        BrokenCase(
+            name: "WebP claiming 16383x16383 over 3 bytes", input: ("a.webp", fixture("formats/webp-bomb.webp")),
+            message: "a.webp: WebP: the image data is damaged (bitstream error)"),
+        BrokenCase(
+            name: "GIF cut in its image data", input: ("a.gif", fixture("formats/gif-truncated.gif")),
+            message: "a.gif: GIF: the file ends early (truncated)"),
+        BrokenCase(
+            name: "GIF cut in its screen descriptor",
+            input: ("a.gif", truncated(fixture("formats/gif-palette.gif"), at: 9)),
+            message: "a.gif: GIF: the file ends early (truncated)"),
+        BrokenCase(
+            name: "GIF frame that is not there", input: ("a.gif", fixture("formats/gif-animated.gif")),
+            options: ["--frame", "3"],
+            message: "a.gif: GIF: there is no frame 3 (frames are counted from 0; the file has 3)"),
+        BrokenCase(
+            name: "HEIC cut in half", input: ("a.heic", fixture("formats/heic-truncated.heic")),
+            message:
+                "a.heic: HEIF: Invalid input: Unexpected end of file: Extent in iloc box references data outside of "
+                + "file bounds (points to file position 465)"),
+        BrokenCase(
+            name: "AVIF cut in half", input: ("a.avif", truncated(fixture("formats/avif-rgb.avif"), at: 1210)),
+            message:
+                "a.avif: HEIF: Invalid input: Unexpected end of file: Extent in iloc box references data outside of "
+                + "file bounds (points to file position 270)"),
         BrokenCase(
             name: "output in a missing folder", input: ("a.png", png), output: "no/such/folder/out.png",
             message: "no/such/folder/out.png: cannot write: the folder no/such/folder does not exist"),
@@ -189,7 +224,15 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "folder.png: cannot write: Is a directory"),
         BrokenCase(
             name: "output with an unknown extension", input: ("a.png", png), output: "out.bmp",
-            message: "out.bmp: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg"),
+            message:
+                "out.bmp: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg, .jpeg, .jpe, .webp, "
+                + ".heic, .heif, .avif"),
+        BrokenCase(
+            name: "output to GIF", input: ("a.png", png), output: "out.gif",
+            message: "out.gif: GIF is read, not written: use .png or .webp (lossless) instead"),
+        BrokenCase(
+            name: "16-bit output to WebP", input: ("a.png", png), output: "out.webp", options: ["--depth", "16"],
+            message: "out.webp: WebP holds 8-bit samples only"),
         BrokenCase(
             name: "16-bit output to JPEG", input: ("a.png", png), output: "out.jpg",
             message: "out.jpg: JPEG holds 8-bit samples only"),
@@ -237,7 +280,8 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
                 #expect(!result.signaled && result.status == 1, "\(arguments[0]): \(result.status) \(result.stderr)")
                 #expect(result.stdout.isEmpty)
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments[0]): \(result.stderr)")
-                #expect(result.stderr.contains(name), "\(arguments[0]) names the file: \(result.stderr)")
+                let file = (name as NSString).lastPathComponent
+                #expect(result.stderr.contains(file), "\(arguments[0]) names the file: \(result.stderr)")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty, "\(arguments[0])")
             }
         }
@@ -246,7 +290,7 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
     static let bombs = [
         "tile-2g-wide.tif", "tile-65536.tif", "tile-32768-rgba16.tif", "strip-32768-rgba16.tif",
         "strip-16384-rgba16.tif", "tile-16384-rgba16-raw.tif", "wide-2g.png", "wide-1g-rgba16.png", "8585283x45.png",
-        "progressive-32000.jpg",
+        "progressive-32000.jpg", "../formats/gif-bomb.gif",
     ]
 
     @Test func aWholePNGRenamedJPGIsReadAsPNG() throws {

@@ -109,7 +109,7 @@ import Testing
         #expect(exif["camera"] as? String == "\(tags["Make"] ?? "") \(tags["Model"] ?? "")")
         #expect(exif["date"] as? String == tags["DateTimeOriginal"])
         #expect(exif["copyright"] as? String == tags["Copyright"])
-        #expect(exif["gps"] as? Bool == (tags["GPSLatitude"] != nil))
+        #expect(exif["gps"] as? Bool == true && tags["GPSLatitude"] != nil)
         let exposure = try #require(exif["exposure"] as? String)
         let time = try #require(Double(tags["ExposureTime"] ?? ""))
         #expect(exposure.contains("1/\(Int((1 / time).rounded())) s") && exposure.contains("ISO \(tags["ISO"] ?? "")"))

@@ -114,7 +114,7 @@ import TesseraIO
             ),
             (
                 ["in.jpg", "out.gif", "--size", "20"],
-                "Error: out.gif: cannot tell the output format from the name: use .png, .tif, .tiff, .jpg or .jpeg", 1
+                "Error: out.gif: GIF is read, not written: use .png or .webp (lossless) instead", 1
             ),
             (
                 ["in.jpg", "out.jpg", "--size", "20", "--quality", "0"],

@@ -139,7 +139,8 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.yaml:4:47: error: save node 'out' has no input or parameter 'qualty' (it takes input, path, depth, "
-                + "quality, compression, tile, progressive, background, stroke, strokeWidth, colorByDepth); did you mean 'quality'?"
+                + "quality, compression, tile, progressive, lossless, background, profile, metadata, stroke, strokeWidth, "
+                + "colorByDepth); did you mean 'quality'?"
         ]),
     BrokenGraph(
         name: "JSON: unknown parameter", file: "g.json",
@@ -150,7 +151,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.json:2:44: error: load node 'photo' has no input or parameter 'orientation' "
-                + "(it takes path, maxPixels, maxMemory, keepOrientation, shrink); did you mean 'keepOrientation'?"
+                + "(it takes path, maxPixels, maxMemory, keepOrientation, frame, shrink); did you mean 'keepOrientation'?"
         ]),
 
     // MARK: Values
@@ -246,7 +247,7 @@ let brokenGraphs: [BrokenGraph] = [
             "version: 1\nnodes:\n  photo: { op: load, path: x.png }\n  out: { op: save, input: photo, path: o.bmp }\n",
         expected: [
             "g.yaml:4:40: error: out.path: cannot tell the output format from the name: "
-                + "use .png, .tif, .tiff, .jpg or .jpeg"
+                + "use .png, .tif, .tiff, .jpg, .jpeg, .jpe, .webp, .heic, .heif, .avif"
         ]),
     BrokenGraph(
         name: "a node's own check: options that do not fit the format",
@@ -309,11 +310,11 @@ let brokenGraphs: [BrokenGraph] = [
               a: { op: testConstant }
               out: { op: save, input: a, path: o.json, quality: 80 }
             """,
-        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .json; use .png, .tif or .jpg"]),
+        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .json; use .png, .tif, .jpg, .webp, .heic or .avif"]),
     BrokenGraph(
         name: "save: an image to .svg",
         text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.svg }\n",
-        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .svg; use .png, .tif or .jpg"]),
+        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .svg; use .png, .tif, .jpg, .webp, .heic or .avif"]),
     BrokenGraph(
         name: "save: contours to .png",
         text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: save, input: c, path: c.png }\n",
@@ -335,7 +336,7 @@ let brokenGraphs: [BrokenGraph] = [
               out: { op: save, input: b.boxes, path: b.json, quality: 80, stroke: [1, 0, 0, 1], background: [0, 0, 0] }
             """,
         expected: [
-            "g.yaml:4:59: error: out.quality: for JPEG and TIFF files only; .json files do not take it",
+            "g.yaml:4:59: error: out.quality: for JPEG, TIFF, WebP, HEIC and AVIF files only; .json files do not take it",
             "g.yaml:4:71: error: out.stroke: for SVG files only; .json files do not take it",
             "g.yaml:4:97: error: out.background: for JPEG files only; .json files do not take it",
         ]),
@@ -357,7 +358,7 @@ let brokenGraphs: [BrokenGraph] = [
         name: "save: a format option from --set on a format without it",
         text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.png }\n",
         overrides: ["out.quality=70"],
-        expected: ["--set out.quality=70: error: out.quality: for JPEG and TIFF files only; .png files do not take it"]),
+        expected: ["--set out.quality=70: error: out.quality: for JPEG, TIFF, WebP, HEIC and AVIF files only; .png files do not take it"]),
     BrokenGraph(
         name: "drawBoxes: an image to draw on or one to take the size of, not both",
         text: """
@@ -462,7 +463,7 @@ let brokenGraphs: [BrokenGraph] = [
         expected: [
             "g.yaml:3:3: error: these nodes read each other in a cycle: 'a' -> 'b' -> 'a'",
             "g.yaml:5:36: error: out.path: cannot tell the output format from the name: "
-                + "use .png, .tif, .tiff, .jpg or .jpeg",
+                + "use .png, .tif, .tiff, .jpg, .jpeg, .jpe, .webp, .heic, .heif, .avif",
         ]),
     BrokenGraph(
         name: "a broken connection makes no cycle",
@@ -488,7 +489,8 @@ let brokenGraphs: [BrokenGraph] = [
             "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
             "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
             "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
-                + "compression, tile, progressive, background, stroke, strokeWidth, colorByDepth); did you mean 'quality'?",
+                + "compression, tile, progressive, lossless, background, profile, metadata, stroke, strokeWidth, "
+                + "colorByDepth); did you mean 'quality'?",
             "--set out.tile=[1,: error: cannot read the value '[1,'",
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",
         ]),

@@ -166,6 +166,71 @@ void tsr_interrupt_install(void);
 /// 1 once SIGINT arrived after tsr_interrupt_install.
 int tsr_interrupted(void);
 
+// MARK: Whole-image formats (formats.c): WebP, GIF, HEIF and AVIF
+//
+// These decode the whole image at once into 8-bit interleaved RGB or RGBA (`channels` 3 or 4, rows
+// `width * channels` bytes apart, not premultiplied); the caller checks the header's size against its
+// limits before allocating for the pixels. Each returns 0, or -1 with a message in `err`.
+
+typedef struct tsr_webp_file tsr_webp_file;
+
+typedef struct {
+    uint32_t width;   // the canvas
+    uint32_t height;
+    int has_alpha;
+    int lossless;     // 1 for VP8L, 0 for lossy (VP8) or a mix in an animation
+    int frames;       // 1 for a still image
+    tsr_metadata metadata;  // the ICCP, EXIF (without an "Exif\0\0" prefix) and XMP chunks
+} tsr_webp_info;
+
+/// Reads the file whole and parses its chunks. NULL with a message for a file that is not WebP, is
+/// truncated or is damaged.
+tsr_webp_file *tsr_webp_open(const char *path, tsr_webp_info *info, char *err, size_t errlen);
+/// Decodes the (first) frame.
+int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+void tsr_webp_close(tsr_webp_file *f);
+/// Encodes and writes `path`: lossless (exact: colors under transparent pixels are kept) or lossy at
+/// `quality` 0...100; `metadata` (or NULL) as ICCP, EXIF and XMP chunks.
+int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                   int lossless, float quality, const tsr_metadata *metadata, char *err, size_t errlen);
+
+typedef struct {
+    uint32_t width;   // the logical screen
+    uint32_t height;
+    int frames;       // image descriptors in the file
+    int has_alpha;    // a frame up to the one asked for has a transparent color or leaves part of the screen uncovered
+    int interlaced;   // the frame asked for is interlaced
+    int delay_ms;     // the frame asked for's delay, or 0
+} tsr_gif_info;
+
+/// Reads the screen and walks the records without decoding pixels. `frame` (0-based) says which frame
+/// `has_alpha`, `interlaced` and `delay_ms` describe; asking for a frame the file lacks is not an error here.
+int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err, size_t errlen);
+/// Decodes frame `frame` as shown: the frames before it composited with their disposal methods, over a
+/// transparent screen.
+int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, char *err, size_t errlen);
+
+typedef struct tsr_heif_file tsr_heif_file;
+
+typedef struct {
+    uint32_t width;   // the primary image, after its rotation and mirroring (irot, imir)
+    uint32_t height;
+    int has_alpha;
+    int bit_depth;    // of the luma channel as coded
+    tsr_metadata metadata;  // the color profile (prof or rICC), the Exif block (its TIFF structure) and XMP
+} tsr_heif_info;
+
+tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, size_t errlen);
+/// Decodes the primary image, turned and mirrored as its transformations say, to 8 bits.
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+void tsr_heif_close(tsr_heif_file *f);
+/// Whether this libheif can decode (`encode` 0) or encode (1) HEVC (`avif` 0) or AV1 (`avif` 1), and
+/// the encoder's name in `name`.
+int tsr_heif_has_codec(int avif, int encode, char *name, size_t namelen);
+/// Encodes and writes `path` as HEIC or AVIF at `quality` 0...100, with `metadata` (or NULL).
+int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int avif,
+                   int quality, const tsr_metadata *metadata, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

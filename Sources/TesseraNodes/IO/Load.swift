@@ -38,6 +38,12 @@ struct Load: Node {
     @Parameter(doc: Self.keepOrientationDoc)
     var keepOrientation = false
 
+    @Parameter(
+        doc: "GIF: the frame to read, counted from 0, as the animation shows it (the frames before it drawn "
+            + "under it). Other formats have one image.",
+        range: 0...Double(Int32.max))
+    var frame = 0
+
     // The docs of the decoding parameters, which `thumbnail` declares too.
     static let maxPixelsDoc =
         "Refuse an image with more pixels than this, before allocating anything (decompression bombs)."
@@ -45,7 +51,8 @@ struct Load: Node {
         "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the "
         + "default, a quarter of the physical memory."
     static let keepOrientationDoc =
-        "Keep a JPEG's pixels as stored instead of turning them upright by their EXIF orientation."
+        "Keep a JPEG's, WebP's or TIFF's pixels as stored instead of turning them upright by their EXIF or TIFF "
+        + "orientation (HEIF files are turned by libheif, as their own boxes say)."
 
     /// The shrinks `load` takes, as words (a choice), so another number is a located error.
     enum Shrink: String, ParameterChoice {
@@ -80,7 +87,9 @@ struct Load: Node {
 
     /// The decoding the limits and orientation parameters ask for, at `shrink`.
     func decodeOptions(shrink: Int) -> DecodeOptions {
-        DecodeOptions(
+        var options = DecodeOptions(
             maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink)
+        options.frame = frame
+        return options
     }
 }

@@ -11,7 +11,7 @@ struct Save: Node {
     static let info = NodeInfo(
         op: "save",
         summary:
-            "Writes an image as PNG, TIFF or JPEG, or any other value (boxes, numbers, contours) as JSON, "
+            "Writes an image as PNG, TIFF, JPEG, WebP, HEIC or AVIF, or any other value (boxes, numbers, contours) as JSON, "
             + "contours also as SVG (the path's extension names the format), atomically.",
         access: .sink,
         outputs: [],
@@ -41,14 +41,16 @@ struct Save: Node {
     var input: NodeValue
 
     @Parameter(
-        doc: "The file to write: .png, .tif, .tiff, .jpg or .jpeg for images, .json for other values, .svg for "
-            + "contours; relative to the graph file's folder.")
+        doc: "The file to write: .png, .tif, .tiff, .jpg, .jpeg, .webp, .heic or .avif for images, .json for other "
+            + "values, .svg for contours; relative to the graph file's folder.")
     var path: OutputPath
 
     @Parameter(doc: "Sample depth: 8, 16 or float (TIFF only); auto keeps the input's, as far as the format allows.")
     var depth = Depth.auto
 
-    @Parameter(doc: "JPEG quality, also for JPEG-compressed TIFF.", range: 1...100, suggested: 50...95)
+    @Parameter(
+        doc: "JPEG, lossy WebP, HEIC and AVIF quality, also for JPEG-compressed TIFF.", range: 1...100,
+        suggested: 50...95)
     var quality = EncodeOptions().quality
 
     @Parameter(doc: "PNG: a zlib level 0 to 9 (auto: 6). TIFF: none, lzw, deflate, packbits or jpeg (auto: none).")
@@ -64,13 +66,17 @@ struct Save: Node {
     var progressive = false
 
     @Parameter(
+        doc: "WebP: lossless (exact: the colors under transparent pixels are kept too) instead of lossy at quality.")
+    var lossless = false
+
+    @Parameter(
         doc: "JPEG: the color transparent pixels are laid over (red, green, blue in 0...1), as viewers show "
             + "transparency; JPEG has no alpha. PNG and TIFF keep alpha.",
         range: 0...1)
     var background = [1.0, 1, 1]
 
     @Parameter(
-        doc: "The image's ICC profile (from the file it was loaded from): keep embeds it in PNG, JPEG and TIFF, "
+        doc: "The image's ICC profile (from the file it was loaded from): keep embeds it in every format, "
             + "where it fits the pixels (an RGB profile is not written with gray pixels); srgb converts the "
             + "pixels to sRGB (as colorSpace does) and embeds sRGB's profile; none writes no profile, and "
             + "viewers take the pixels as sRGB.")
@@ -78,7 +84,7 @@ struct Save: Node {
 
     @Parameter(
         doc: "The image's EXIF and XMP (camera, date, place, copyright): keep writes them (EXIF in PNG and "
-            + "JPEG, XMP in all three), EXIF's pixel dimensions set to the image's and its orientation 1 where "
+            + "JPEG, WebP, HEIC and AVIF, XMP in all of them), EXIF's pixel dimensions set to the image's and its orientation 1 where "
             + "load turned the pixels upright; strip writes neither.")
     var metadata = EncodeOptions.MetadataPolicy.keep
 
@@ -93,12 +99,16 @@ struct Save: Node {
 
     /// The formats each option applies to, by the path's extension (as ``Save/format(of:)`` names them).
     static let optionFormats: [String: Set<String>] = [
-        "depth": ["png", "tiff", "jpeg"], "quality": ["jpeg", "tiff"], "compression": ["png", "tiff"],
-        "tile": ["tiff"], "progressive": ["jpeg"], "background": ["jpeg"],
+        "depth": ["png", "tiff", "jpeg", "webp", "heic", "avif"], "quality": ["jpeg", "tiff", "webp", "heic", "avif"],
+        "compression": ["png", "tiff"], "tile": ["tiff"], "progressive": ["jpeg"], "background": ["jpeg"],
+        "lossless": ["webp"],
         "stroke": ["svg"], "strokeWidth": ["svg"], "colorByDepth": ["svg"],
     ]
 
     /// What the file at `path` is, for ``optionFormats``: an image format's name, `json` or `svg`, or nil.
+    /// The order formats are named in messages.
+    static let formatOrder = ["png", "jpeg", "tiff", "webp", "heic", "avif", "json", "svg"]
+
     static func format(of path: String) -> String? {
         if let image = try? ImageFormat.forWriting(path: path) { return image.rawValue }
         return ValueFile.Format(path: path)?.rawValue
@@ -110,14 +120,20 @@ struct Save: Node {
         guard let format = Self.format(of: path.resolved) else {
             return [
                 NodeProblem(
-                    parameter: "path", "cannot tell the format from the name: use .png, .tif, .jpg, .json or .svg")
+                    parameter: "path",
+                    "cannot tell the format from the name: use .png, .tif, .jpg, .webp, .heic, .avif, .json or .svg")
             ]
         }
         let written = (path.resolved as NSString).pathExtension.lowercased()
         var problems: [NodeProblem] = []
         for name in context.setParameters.sorted() {
             guard let formats = Self.optionFormats[name], !formats.contains(format) else { continue }
-            let takes = formats.sorted().map { $0.uppercased() }.joined(separator: " and ")
+            let names = Self.formatOrder.filter(formats.contains).map {
+                ImageFormat(rawValue: $0)?.description ?? $0.uppercased()
+            }
+            let takes =
+                names.count < 2
+                ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
             problems.append(NodeProblem(parameter: name, "for \(takes) files only; .\(written) files do not take it"))
         }
         if ValueFile.Format(rawValue: format) == nil { problems += encoder(imageDepth: nil).problems }
@@ -150,7 +166,8 @@ struct Save: Node {
         }
         if let value = ValueFile.Format(path: file) {
             return NodeProblem(
-                parameter: "path", "an image cannot be written as .\(value.rawValue); use .png, .tif or .jpg")
+                parameter: "path",
+                "an image cannot be written as .\(value.rawValue); use .png, .tif, .jpg, .webp, .heic or .avif")
         }
         do {
             _ = try ImageFormat.forWriting(path: file)
@@ -183,6 +200,7 @@ struct Save: Node {
         options.quality = quality
         options.tileSize = tile == 0 ? nil : tile
         options.progressive = progressive
+        options.lossless = lossless
         options.background = SIMD3(background)
         options.profile = profile
         options.metadata = metadata

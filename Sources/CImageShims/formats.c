@@ -1,0 +1,663 @@
+// WebP (libwebp), GIF (giflib) and HEIF/AVIF (libheif): formats decoded whole. None of these libraries
+// jumps or exits on an error; each failure comes back as -1 and a message.
+#include "CImageShims.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gif_lib.h>
+#include <libheif/heif.h>
+#include <webp/decode.h>
+#include <webp/demux.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+static int fail(char *err, size_t errlen, const char *format, ...) {
+    if (err != NULL && errlen > 0) {
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(err, errlen, format, arguments);
+        va_end(arguments);
+        // libheif ends some messages with a newline: the caller's message is one line.
+        size_t length = strlen(err);
+        while (length > 0 && (err[length - 1] == '\n' || err[length - 1] == ' ')) err[--length] = 0;
+    }
+    return -1;
+}
+
+/// The whole file in a malloc'ed buffer, or NULL with a message.
+static uint8_t *read_whole_file(const char *path, size_t *size, char *err, size_t errlen) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        fail(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat status;
+    if (fstat(fileno(file), &status) != 0 || status.st_size <= 0) {
+        fail(err, errlen, "the file is empty or cannot be read");
+        fclose(file);
+        return NULL;
+    }
+    uint8_t *bytes = malloc((size_t)status.st_size);
+    if (bytes == NULL) {
+        fail(err, errlen, "out of memory reading %lld bytes", (long long)status.st_size);
+        fclose(file);
+        return NULL;
+    }
+    size_t read = fread(bytes, 1, (size_t)status.st_size, file);
+    fclose(file);
+    if (read != (size_t)status.st_size) {
+        fail(err, errlen, "read error");
+        free(bytes);
+        return NULL;
+    }
+    *size = read;
+    return bytes;
+}
+
+static int write_whole_file(const char *path, const uint8_t *bytes, size_t size, char *err, size_t errlen) {
+    FILE *file = fopen(path, "wb");
+    if (file == NULL) return fail(err, errlen, "%s", strerror(errno));
+    size_t written = fwrite(bytes, 1, size, file);
+    int closed = fclose(file);
+    if (written != size || closed != 0) return fail(err, errlen, "%s", strerror(errno ? errno : EIO));
+    return 0;
+}
+
+// MARK: - WebP
+
+struct tsr_webp_file {
+    uint8_t *bytes;
+    size_t size;
+    WebPDemuxer *demux;
+};
+
+static const char *webp_status(VP8StatusCode status) {
+    switch (status) {
+    case VP8_STATUS_OUT_OF_MEMORY: return "out of memory";
+    case VP8_STATUS_INVALID_PARAM: return "invalid parameter";
+    case VP8_STATUS_BITSTREAM_ERROR: return "the image data is damaged (bitstream error)";
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return "a feature this libwebp does not support";
+    case VP8_STATUS_SUSPENDED: return "decoding suspended";
+    case VP8_STATUS_USER_ABORT: return "decoding aborted";
+    case VP8_STATUS_NOT_ENOUGH_DATA: return "the file ends early (truncated)";
+    default: return "unknown error";
+    }
+}
+
+void tsr_webp_close(tsr_webp_file *f) {
+    if (f == NULL) return;
+    WebPDemuxDelete(f->demux);
+    free(f->bytes);
+    free(f);
+}
+
+static void webp_chunk(WebPDemuxer *demux, const char *fourcc, const uint8_t **bytes, size_t *size) {
+    WebPChunkIterator chunk;
+    if (WebPDemuxGetChunk(demux, fourcc, 1, &chunk)) {
+        *bytes = chunk.chunk.bytes;
+        *size = chunk.chunk.size;
+        WebPDemuxReleaseChunkIterator(&chunk);
+    }
+}
+
+tsr_webp_file *tsr_webp_open(const char *path, tsr_webp_info *info, char *err, size_t errlen) {
+    memset(info, 0, sizeof *info);
+    tsr_webp_file *f = calloc(1, sizeof *f);
+    if (f == NULL) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    f->bytes = read_whole_file(path, &f->size, err, errlen);
+    if (f->bytes == NULL) {
+        tsr_webp_close(f);
+        return NULL;
+    }
+    WebPData data = {f->bytes, f->size};
+    WebPDemuxState state;
+    f->demux = WebPDemuxPartial(&data, &state);
+    if (f->demux == NULL || state != WEBP_DEMUX_DONE) {
+        fail(err, errlen, state == WEBP_DEMUX_PARSING_HEADER || state == WEBP_DEMUX_PARSED_HEADER
+                              ? "the file ends early (truncated)"
+                              : "not a valid WebP file (damaged chunks)");
+        tsr_webp_close(f);
+        return NULL;
+    }
+    info->width = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_WIDTH);
+    info->height = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_HEIGHT);
+    info->frames = (int)WebPDemuxGetI(f->demux, WEBP_FF_FRAME_COUNT);
+    WebPIterator frame;
+    if (!WebPDemuxGetFrame(f->demux, 1, &frame)) {
+        fail(err, errlen, "the file holds no image");
+        tsr_webp_close(f);
+        return NULL;
+    }
+    WebPBitstreamFeatures features;
+    VP8StatusCode status = WebPGetFeatures(frame.fragment.bytes, frame.fragment.size, &features);
+    WebPDemuxReleaseIterator(&frame);
+    if (status != VP8_STATUS_OK) {
+        fail(err, errlen, "%s", webp_status(status));
+        tsr_webp_close(f);
+        return NULL;
+    }
+    uint32_t flags = WebPDemuxGetI(f->demux, WEBP_FF_FORMAT_FLAGS);
+    info->has_alpha = features.has_alpha || (flags & ALPHA_FLAG) != 0 || info->frames > 1;
+    info->lossless = info->frames == 1 && features.format == 2;
+    webp_chunk(f->demux, "ICCP", &info->metadata.icc, &info->metadata.icc_length);
+    webp_chunk(f->demux, "EXIF", &info->metadata.exif, &info->metadata.exif_length);
+    webp_chunk(f->demux, "XMP ", &info->metadata.xmp, &info->metadata.xmp_length);
+    // Some writers start the EXIF chunk with JPEG's "Exif\0\0"; the TIFF structure follows it.
+    if (info->metadata.exif_length > 6 && memcmp(info->metadata.exif, "Exif\0\0", 6) == 0) {
+        info->metadata.exif += 6;
+        info->metadata.exif_length -= 6;
+    }
+    return f;
+}
+
+int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+    uint32_t width = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_WIDTH);
+    uint32_t height = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_HEIGHT);
+    size_t stride = (size_t)width * (size_t)channels;
+    if (WebPDemuxGetI(f->demux, WEBP_FF_FRAME_COUNT) > 1) {
+        // An animation: its first frame as shown, on the canvas.
+        WebPAnimDecoderOptions options;
+        WebPAnimDecoderOptionsInit(&options);
+        options.color_mode = MODE_RGBA;
+        options.use_threads = 0;
+        WebPData data = {f->bytes, f->size};
+        WebPAnimDecoder *decoder = WebPAnimDecoderNew(&data, &options);
+        uint8_t *canvas = NULL;
+        int timestamp = 0;
+        if (decoder == NULL || !WebPAnimDecoderGetNext(decoder, &canvas, &timestamp)) {
+            WebPAnimDecoderDelete(decoder);
+            return fail(err, errlen, "cannot decode the animation's first frame (damaged or truncated)");
+        }
+        for (size_t i = 0; i < (size_t)width * height; i++) {
+            memcpy(pixels + i * (size_t)channels, canvas + i * 4, (size_t)channels);
+        }
+        WebPAnimDecoderDelete(decoder);
+        return 0;
+    }
+    WebPIterator frame;
+    if (!WebPDemuxGetFrame(f->demux, 1, &frame)) return fail(err, errlen, "the file holds no image");
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) {
+        WebPDemuxReleaseIterator(&frame);
+        return fail(err, errlen, "libwebp version mismatch");
+    }
+    config.output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = pixels;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = stride * height;
+    VP8StatusCode status = WebPDecode(frame.fragment.bytes, frame.fragment.size, &config);
+    WebPDemuxReleaseIterator(&frame);
+    WebPFreeDecBuffer(&config.output);
+    if (status != VP8_STATUS_OK) return fail(err, errlen, "%s", webp_status(status));
+    return 0;
+}
+
+static const char *webp_encoding_error(WebPEncodingError error) {
+    switch (error) {
+    case VP8_ENC_ERROR_OUT_OF_MEMORY:
+    case VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: return "out of memory";
+    case VP8_ENC_ERROR_BAD_DIMENSION: return "WebP images are at most 16383x16383";
+    case VP8_ENC_ERROR_FILE_TOO_BIG: return "the image is too large for WebP (4 GiB)";
+    default: return "the encoder failed";
+    }
+}
+
+int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                   int lossless, float quality, const tsr_metadata *metadata, char *err, size_t errlen) {
+    if (width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
+        return fail(err, errlen, "WebP images are at most %dx%d; this one is %ux%u", WEBP_MAX_DIMENSION,
+                    WEBP_MAX_DIMENSION, width, height);
+    }
+    WebPConfig config;
+    if (!WebPConfigPreset(&config, WEBP_PRESET_DEFAULT, quality)) return fail(err, errlen, "libwebp version mismatch");
+    config.lossless = lossless;
+    config.exact = lossless;
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) return fail(err, errlen, "libwebp version mismatch");
+    picture.width = (int)width;
+    picture.height = (int)height;
+    picture.use_argb = 1;
+    int stride = (int)(width * (uint32_t)channels);
+    int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, stride)
+                                 : WebPPictureImportRGB(&picture, pixels, stride);
+    if (!imported) {
+        WebPPictureFree(&picture);
+        return fail(err, errlen, "out of memory");
+    }
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int encoded = WebPEncode(&config, &picture);
+    WebPEncodingError error = picture.error_code;
+    WebPPictureFree(&picture);
+    if (!encoded) {
+        WebPMemoryWriterClear(&writer);
+        return fail(err, errlen, "%s", webp_encoding_error(error));
+    }
+    int status = 0;
+    if (metadata != NULL && (metadata->icc != NULL || metadata->exif != NULL || metadata->xmp != NULL)) {
+        WebPData image = {writer.mem, writer.size};
+        WebPMux *mux = WebPMuxCreate(&image, 1);
+        WebPData assembled = {NULL, 0};
+        int ok = mux != NULL;
+        const struct {
+            const char *fourcc;
+            const uint8_t *bytes;
+            size_t size;
+        } chunks[] = {{"ICCP", metadata->icc, metadata->icc_length},
+                      {"EXIF", metadata->exif, metadata->exif_length},
+                      {"XMP ", metadata->xmp, metadata->xmp_length}};
+        for (int i = 0; ok && i < 3; i++) {
+            if (chunks[i].bytes == NULL) continue;
+            WebPData chunk = {chunks[i].bytes, chunks[i].size};
+            ok = WebPMuxSetChunk(mux, chunks[i].fourcc, &chunk, 1) == WEBP_MUX_OK;
+        }
+        ok = ok && WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK;
+        status = ok ? write_whole_file(path, assembled.bytes, assembled.size, err, errlen)
+                    : fail(err, errlen, "cannot add the profile and metadata chunks");
+        WebPDataClear(&assembled);
+        WebPMuxDelete(mux);
+    } else {
+        status = write_whole_file(path, writer.mem, writer.size, err, errlen);
+    }
+    WebPMemoryWriterClear(&writer);
+    return status;
+}
+
+// MARK: - GIF
+
+static int gif_fail(char *err, size_t errlen, int code) {
+    const char *message = GifErrorString(code);
+    // giflib 5.2 leaves the code 0 when the screen descriptor cannot be read in full.
+    if (code == 0 || code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_EOF_TOO_SOON) {
+        message = "the file ends early (truncated)";
+    }
+    return fail(err, errlen, "%s", message != NULL ? message : "damaged GIF data");
+}
+
+/// A graphic control extension's fields.
+typedef struct {
+    int transparent;  // the transparent color index, or -1
+    int disposal;     // 0 or 1: leave; 2: clear to transparent; 3: restore what was there before
+    int delay_ms;
+} gif_control;
+
+static void gif_read_control(const GifByteType *block, gif_control *control) {
+    if (block == NULL || block[0] < 4) return;
+    control->disposal = (block[1] >> 2) & 7;
+    control->transparent = (block[1] & 1) ? block[4] : -1;
+    control->delay_ms = (block[2] | block[3] << 8) * 10;
+}
+
+/// Reads an extension record; a graphic control block fills `control`.
+static int gif_extension(GifFileType *gif, gif_control *control) {
+    int code = 0;
+    GifByteType *block = NULL;
+    if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return -1;
+    if (code == GRAPHICS_EXT_FUNC_CODE) gif_read_control(block, control);
+    while (block != NULL) {
+        if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return -1;
+    }
+    return 0;
+}
+
+int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err, size_t errlen) {
+    memset(info, 0, sizeof *info);
+    int code = 0;
+    GifFileType *gif = DGifOpenFileName(path, &code);
+    if (gif == NULL) return gif_fail(err, errlen, code);
+    info->width = (uint32_t)gif->SWidth;
+    info->height = (uint32_t)gif->SHeight;
+    gif_control control = {-1, 0, 0};
+    GifRecordType record;
+    int status = 0;
+    do {
+        if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
+            status = -1;
+            break;
+        }
+        if (record == EXTENSION_RECORD_TYPE) {
+            if (gif_extension(gif, &control) != 0) {
+                status = -1;
+                break;
+            }
+        } else if (record == IMAGE_DESC_RECORD_TYPE) {
+            if (DGifGetImageDesc(gif) == GIF_ERROR) {
+                status = -1;
+                break;
+            }
+            if (info->frames <= frame) {
+                const GifImageDesc *image = &gif->Image;
+                int covers = image->Left == 0 && image->Top == 0 && image->Width >= gif->SWidth &&
+                             image->Height >= gif->SHeight;
+                if (control.transparent >= 0 || !covers) info->has_alpha = 1;
+                if (info->frames == frame) {
+                    info->interlaced = image->Interlace;
+                    info->delay_ms = control.delay_ms;
+                }
+            }
+            info->frames += 1;
+            control = (gif_control){-1, 0, 0};
+            // Skip the image data without decoding it.
+            int size = 0;
+            GifByteType *block = NULL;
+            if (DGifGetCode(gif, &size, &block) == GIF_ERROR) {
+                status = -1;
+                break;
+            }
+            while (block != NULL) {
+                if (DGifGetCodeNext(gif, &block) == GIF_ERROR) {
+                    status = -1;
+                    break;
+                }
+            }
+            if (status != 0) break;
+        }
+    } while (record != TERMINATE_RECORD_TYPE);
+    if (status != 0) {
+        // A damaged ending after the frame asked for still describes that frame.
+        if (info->frames <= frame || gif->Error != D_GIF_ERR_READ_FAILED) gif_fail(err, errlen, gif->Error);
+        else status = 0;
+    }
+    DGifCloseFile(gif, &code);
+    if (status == 0 && info->frames == 0) return fail(err, errlen, "the file holds no image");
+    return status;
+}
+
+int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, char *err, size_t errlen) {
+    int code = 0;
+    GifFileType *gif = DGifOpenFileName(path, &code);
+    if (gif == NULL) return gif_fail(err, errlen, code);
+    const size_t width = (size_t)gif->SWidth, height = (size_t)gif->SHeight;
+    // The screen as RGBA, transparent until drawn on; a copy for frames that restore it (disposal 3).
+    uint8_t *screen = calloc(width * height, 4);
+    uint8_t *saved = NULL;
+    GifPixelType *line = NULL;
+    gif_control control = {-1, 0, 0};
+    // The previous frame's rectangle and disposal, applied before the next frame is drawn.
+    int last_disposal = 0, last_left = 0, last_top = 0, last_width = 0, last_height = 0;
+    int index = 0, status = 0, done = 0;
+    if (screen == NULL) status = fail(err, errlen, "out of memory");
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    while (status == 0 && !done) {
+        if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
+            status = gif_fail(err, errlen, gif->Error);
+            break;
+        }
+        if (record == TERMINATE_RECORD_TYPE) break;
+        if (record == EXTENSION_RECORD_TYPE) {
+            if (gif_extension(gif, &control) != 0) status = gif_fail(err, errlen, gif->Error);
+            continue;
+        }
+        if (record != IMAGE_DESC_RECORD_TYPE) continue;
+        if (DGifGetImageDesc(gif) == GIF_ERROR) {
+            status = gif_fail(err, errlen, gif->Error);
+            break;
+        }
+        const GifImageDesc image = gif->Image;
+        const ColorMapObject *colors = image.ColorMap != NULL ? image.ColorMap : gif->SColorMap;
+        if (colors == NULL) {
+            status = fail(err, errlen, "frame %d has no color table", index);
+            break;
+        }
+        if (image.Width <= 0 || image.Height <= 0) {
+            status = fail(err, errlen, "frame %d is empty", index);
+            break;
+        }
+        // Undo the previous frame as its disposal says.
+        if (last_disposal == 2) {
+            for (int y = last_top; y < last_top + last_height && y < (int)height; y++) {
+                for (int x = last_left; x < last_left + last_width && x < (int)width; x++) {
+                    memset(screen + ((size_t)y * width + (size_t)x) * 4, 0, 4);
+                }
+            }
+        } else if (last_disposal == 3 && saved != NULL) {
+            memcpy(screen, saved, width * height * 4);
+        }
+        if (control.disposal == 3) {
+            if (saved == NULL) saved = malloc(width * height * 4);
+            if (saved == NULL) {
+                status = fail(err, errlen, "out of memory");
+                break;
+            }
+            memcpy(saved, screen, width * height * 4);
+        }
+        free(line);
+        line = malloc((size_t)image.Width);
+        if (line == NULL) {
+            status = fail(err, errlen, "out of memory");
+            break;
+        }
+        // Interlaced rows come in four passes: every 8th from 0, every 8th from 4, every 4th from 2,
+        // every 2nd from 1.
+        static const int starts[] = {0, 4, 2, 1}, steps[] = {8, 8, 4, 2};
+        int passes = image.Interlace ? 4 : 1;
+        for (int pass = 0; pass < passes && status == 0; pass++) {
+            int start = image.Interlace ? starts[pass] : 0, step = image.Interlace ? steps[pass] : 1;
+            for (int row = start; row < image.Height; row += step) {
+                if (DGifGetLine(gif, line, image.Width) == GIF_ERROR) {
+                    status = gif_fail(err, errlen, gif->Error);
+                    break;
+                }
+                int y = image.Top + row;
+                if (y < 0 || y >= (int)height) continue;
+                for (int column = 0; column < image.Width; column++) {
+                    int x = image.Left + column;
+                    int value = line[column];
+                    if (x < 0 || x >= (int)width || value == control.transparent) continue;
+                    uint8_t *pixel = screen + ((size_t)y * width + (size_t)x) * 4;
+                    if (value < colors->ColorCount) {
+                        pixel[0] = colors->Colors[value].Red;
+                        pixel[1] = colors->Colors[value].Green;
+                        pixel[2] = colors->Colors[value].Blue;
+                    } else {
+                        pixel[0] = pixel[1] = pixel[2] = 0;  // an index past the table: black, as browsers show it
+                    }
+                    pixel[3] = 255;
+                }
+            }
+        }
+        if (status != 0) break;
+        if (index == frame) {
+            done = 1;
+            break;
+        }
+        last_disposal = control.disposal;
+        last_left = image.Left;
+        last_top = image.Top;
+        last_width = image.Width;
+        last_height = image.Height;
+        control = (gif_control){-1, 0, 0};
+        index += 1;
+    }
+    if (status == 0 && !done) status = fail(err, errlen, "there is no frame %d: the file has %d", frame, index);
+    if (status == 0) {
+        for (size_t i = 0; i < width * height; i++) memcpy(pixels + i * (size_t)channels, screen + i * 4, (size_t)channels);
+    }
+    free(line);
+    free(saved);
+    free(screen);
+    DGifCloseFile(gif, &code);
+    return status;
+}
+
+// MARK: - HEIF and AVIF
+
+struct tsr_heif_file {
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+    uint8_t *icc;
+    uint8_t *exif;
+    uint8_t *xmp;
+};
+
+static void heif_start(void) {
+    static int started = 0;
+    if (!started) {
+        heif_init(NULL);
+        started = 1;
+    }
+}
+
+void tsr_heif_close(tsr_heif_file *f) {
+    if (f == NULL) return;
+    if (f->handle != NULL) heif_image_handle_release(f->handle);
+    if (f->context != NULL) heif_context_free(f->context);
+    free(f->icc);
+    free(f->exif);
+    free(f->xmp);
+    free(f);
+}
+
+/// The first metadata block of `type` (and content type, when given), copied; NULL when there is none.
+static uint8_t *heif_metadata(const struct heif_image_handle *handle, const char *type, const char *content,
+                              size_t *size) {
+    heif_item_id ids[16];
+    int count = heif_image_handle_get_list_of_metadata_block_IDs(handle, type, ids, 16);
+    for (int i = 0; i < count; i++) {
+        if (content != NULL && strcmp(heif_image_handle_get_metadata_content_type(handle, ids[i]), content) != 0) {
+            continue;
+        }
+        size_t length = heif_image_handle_get_metadata_size(handle, ids[i]);
+        uint8_t *bytes = length > 0 ? malloc(length) : NULL;
+        if (bytes == NULL) return NULL;
+        if (heif_image_handle_get_metadata(handle, ids[i], bytes).code != heif_error_Ok) {
+            free(bytes);
+            return NULL;
+        }
+        *size = length;
+        return bytes;
+    }
+    return NULL;
+}
+
+tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, size_t errlen) {
+    heif_start();
+    memset(info, 0, sizeof *info);
+    tsr_heif_file *f = calloc(1, sizeof *f);
+    if (f == NULL) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    f->context = heif_context_alloc();
+    struct heif_error error = heif_context_read_from_file(f->context, path, NULL);
+    if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(f->context, &f->handle);
+    if (error.code != heif_error_Ok) {
+        fail(err, errlen, "%s", error.message);
+        tsr_heif_close(f);
+        return NULL;
+    }
+    info->width = (uint32_t)heif_image_handle_get_width(f->handle);
+    info->height = (uint32_t)heif_image_handle_get_height(f->handle);
+    info->has_alpha = heif_image_handle_has_alpha_channel(f->handle);
+    info->bit_depth = heif_image_handle_get_luma_bits_per_pixel(f->handle);
+    enum heif_color_profile_type profile = heif_image_handle_get_color_profile_type(f->handle);
+    if (profile == heif_color_profile_type_prof || profile == heif_color_profile_type_rICC) {
+        size_t length = heif_image_handle_get_raw_color_profile_size(f->handle);
+        f->icc = length > 0 ? malloc(length) : NULL;
+        if (f->icc != NULL && heif_image_handle_get_raw_color_profile(f->handle, f->icc).code == heif_error_Ok) {
+            info->metadata.icc = f->icc;
+            info->metadata.icc_length = length;
+        }
+    }
+    size_t length = 0;
+    f->exif = heif_metadata(f->handle, "Exif", NULL, &length);
+    // A HEIF Exif item starts with the offset of the TIFF header after its first 4 bytes.
+    if (f->exif != NULL && length > 4) {
+        size_t offset = (size_t)f->exif[0] << 24 | (size_t)f->exif[1] << 16 | (size_t)f->exif[2] << 8 | f->exif[3];
+        if (offset < length - 4) {
+            info->metadata.exif = f->exif + 4 + offset;
+            info->metadata.exif_length = length - 4 - offset;
+        }
+    }
+    length = 0;
+    f->xmp = heif_metadata(f->handle, "mime", "application/rdf+xml", &length);
+    if (f->xmp != NULL) {
+        info->metadata.xmp = f->xmp;
+        info->metadata.xmp_length = length;
+    }
+    return f;
+}
+
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+    struct heif_image *image = NULL;
+    struct heif_error error = heif_decode_image(
+        f->handle, &image, heif_colorspace_RGB, channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+        NULL);
+    if (error.code != heif_error_Ok) return fail(err, errlen, "%s", error.message);
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    int width = heif_image_get_width(image, heif_channel_interleaved);
+    int height = heif_image_get_height(image, heif_channel_interleaved);
+    int expected_width = heif_image_handle_get_width(f->handle), expected_height = heif_image_handle_get_height(f->handle);
+    int status = 0;
+    if (plane == NULL || width != expected_width || height != expected_height) {
+        status = fail(err, errlen, "the decoded image is %dx%d, not the %dx%d the file declares", width, height,
+                      expected_width, expected_height);
+    } else {
+        size_t row = (size_t)width * (size_t)channels;
+        for (int y = 0; y < height; y++) memcpy(pixels + (size_t)y * row, plane + (size_t)y * (size_t)stride, row);
+    }
+    heif_image_release(image);
+    return status;
+}
+
+int tsr_heif_has_codec(int avif, int encode, char *name, size_t namelen) {
+    heif_start();
+    enum heif_compression_format format = avif ? heif_compression_AV1 : heif_compression_HEVC;
+    if (!encode) return heif_have_decoder_for_format(format);
+    const struct heif_encoder_descriptor *descriptors[1];
+    if (heif_context_get_encoder_descriptors(NULL, format, NULL, descriptors, 1) < 1) return 0;
+    if (name != NULL && namelen > 0) snprintf(name, namelen, "%s", heif_encoder_descriptor_get_name(descriptors[0]));
+    return 1;
+}
+
+int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int avif,
+                   int quality, const tsr_metadata *metadata, char *err, size_t errlen) {
+    heif_start();
+    struct heif_context *context = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    struct heif_image_handle *handle = NULL;
+    struct heif_error error = heif_context_get_encoder_for_format(
+        context, avif ? heif_compression_AV1 : heif_compression_HEVC, &encoder);
+    if (error.code == heif_error_Ok) error = heif_encoder_set_lossy_quality(encoder, quality);
+    if (error.code == heif_error_Ok) {
+        error = heif_image_create((int)width, (int)height, heif_colorspace_RGB,
+                                  channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &image);
+    }
+    if (error.code == heif_error_Ok) error = heif_image_add_plane(image, heif_channel_interleaved, (int)width, (int)height, 8);
+    if (error.code == heif_error_Ok) {
+        int stride = 0;
+        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
+        size_t row = (size_t)width * (size_t)channels;
+        for (uint32_t y = 0; y < height; y++) memcpy(plane + (size_t)y * (size_t)stride, pixels + y * row, row);
+        if (metadata != NULL && metadata->icc != NULL) {
+            error = heif_image_set_raw_color_profile(image, "prof", metadata->icc, metadata->icc_length);
+        }
+    }
+    if (error.code == heif_error_Ok) error = heif_context_encode_image(context, image, encoder, NULL, &handle);
+    if (error.code == heif_error_Ok && metadata != NULL && metadata->exif != NULL) {
+        error = heif_context_add_exif_metadata(context, handle, metadata->exif, (int)metadata->exif_length);
+    }
+    if (error.code == heif_error_Ok && metadata != NULL && metadata->xmp != NULL) {
+        error = heif_context_add_XMP_metadata(context, handle, metadata->xmp, (int)metadata->xmp_length);
+    }
+    if (error.code == heif_error_Ok) error = heif_context_write_to_file(context, path);
+    int status = error.code == heif_error_Ok ? 0 : fail(err, errlen, "%s", error.message);
+    if (handle != NULL) heif_image_handle_release(handle);
+    if (image != NULL) heif_image_release(image);
+    if (encoder != NULL) heif_encoder_release(encoder);
+    heif_context_free(context);
+    return status;
+}

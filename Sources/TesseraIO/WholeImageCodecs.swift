@@ -1,0 +1,260 @@
+import CImageShims
+import TesseraCore
+
+/// What the formats decoded whole (WebP, GIF, HEIF and AVIF) share: a limit check before anything is
+/// allocated, 8-bit samples decoded once and turned upright, and writers fed the whole image.
+enum WholeImage {
+    /// Refuses a `width` x `height` image over the limits. Counted: the decoded 8-bit image and the
+    /// Float32 image it becomes (``DecodeOnceSource`` keeps it whole).
+    static func check(
+        width: Int, height: Int, fileChannels: Int, format: ImageFormat, path: String, options: DecodeOptions
+    ) throws {
+        guard width > 0, height > 0 else { throw ImageError(path: path, message: "\(format): the image is empty") }
+        try options.checkSize(width: width, height: height, path: path)
+        let bytes = saturatingSum(
+            saturatingProduct(width, height, fileChannels),
+            saturatingProduct(width, height, fileChannels == 1 ? 1 : 4, MemoryLayout<Float>.size))
+        try options.checkMemory(bytes, format: "\(format)", what: "decoding \(width)x\(height) pixels", path: path)
+    }
+
+    /// The info of an image decoded whole, as stored; ``ImageFile`` turns it upright. HEIF's own
+    /// transformations are applied by libheif and its EXIF orientation is not read (`orientationInEXIF`
+    /// false): it is reset in the metadata kept.
+    static func describe(
+        format: ImageFormat, width: Int, height: Int, layout: PixelLayout, details: [String],
+        metadata: ImageMetadata, orientationInEXIF: Bool = true
+    ) -> ImageInfo {
+        ImageInfo(
+            format: format, width: width, height: height, fullWidth: width, fullHeight: height, shrink: 1,
+            layout: layout, bitsPerSample: 8, isFloat: false, orientation: orientationInEXIF ? metadata.orientation : 1,
+            orientationApplied: false, details: details, metadata: orientationInEXIF ? metadata : metadata.upright())
+    }
+
+    /// An image of `info`'s size whose pixels `decode` writes as 8-bit samples (`width * fileChannels`
+    /// bytes a row) on the first request.
+    static func image(
+        _ info: ImageInfo, fileChannels: Int, path: String,
+        decode: @escaping @Sendable (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32
+    ) -> Image {
+        let (width, height, format) = (info.width, info.height, info.format)
+        let source = DecodeOnceSource {
+            var error = ShimError()
+            var status: Int32 = -1
+            // Not cleared first: the decoder writes every byte, and a crafted header over damaged data
+            // then costs address space the decoder never touches, not memory.
+            let bytes = [UInt8](unsafeUninitializedCapacity: width * height * fileChannels) { buffer, initialized in
+                status = buffer.baseAddress.map { decode($0, &error.buffer) } ?? -1
+                initialized = buffer.count
+            }
+            if status != 0 { throw ImageError(path: path, message: "\(format): \(error.message)") }
+            var pixels = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
+            bytes.withUnsafeBufferPointer { bytes in
+                pixels.samples.withUnsafeMutableBufferPointer { samples in
+                    guard let from = bytes.baseAddress, let to = samples.baseAddress else { return }
+                    Samples.decode(
+                        from, fileChannels: fileChannels, stride: fileChannels, count: width * height, scale: 1 / 255,
+                        into: to)
+                }
+            }
+            return pixels
+        }
+        return Image(width: width, height: height, layout: info.layout, depth: .uint8, source: source)
+    }
+
+    /// The whole image as 8-bit RGB, or RGBA when it has alpha (gray is spread to RGB): what WebP and
+    /// HEIF encoders take.
+    static func rgbBytes(of image: Image) throws -> (bytes: [UInt8], channels: Int) {
+        let fileChannels = image.layout.fileChannels
+        let channels = image.layout.hasAlpha ? 4 : 3
+        var bytes = [UInt8](repeating: 0, count: image.width * image.height * channels)
+        var row = 0
+        try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: false) { band, rowBytes, rows in
+            for y in 0..<rows {
+                let from = band + y * rowBytes
+                let to = (row + y) * image.width * channels
+                for x in 0..<image.width {
+                    for c in 0..<channels {
+                        // Gray (and gray with alpha) spread to red, green and blue.
+                        let source = image.layout.isGray ? (c < 3 ? 0 : 1) : c
+                        bytes[to + x * channels + c] = from[x * fileChannels + source]
+                    }
+                }
+            }
+            row += rows
+        }
+        return (bytes, channels)
+    }
+}
+
+enum WebPCodec {
+    private static func open(_ path: String) throws -> (OpaquePointer, tsr_webp_info, ImageMetadata) {
+        var info = tsr_webp_info()
+        var error = ShimError()
+        guard let file = tsr_webp_open(path, &info, &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "WebP: \(error.message)")
+        }
+        return (file, info, ImageMetadata(info.metadata))
+    }
+
+    static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
+        let (file, header, metadata) = try open(path)
+        tsr_webp_close(file)
+        return try describe(header, metadata: metadata, path: path, options: options)
+    }
+
+    private static func describe(
+        _ header: tsr_webp_info, metadata: ImageMetadata, path: String, options: DecodeOptions
+    ) throws -> ImageInfo {
+        let channels = header.has_alpha != 0 ? 4 : 3
+        try WholeImage.check(
+            width: Int(header.width), height: Int(header.height), fileChannels: channels, format: .webp, path: path,
+            options: options)
+        var details = [header.lossless != 0 ? "lossless" : "lossy"]
+        if header.frames > 1 { details.append("animated, \(header.frames) frames (the first is read)") }
+        return WholeImage.describe(
+            format: .webp, width: Int(header.width), height: Int(header.height),
+            layout: channels == 4 ? .rgba : .rgb, details: details, metadata: metadata)
+    }
+
+    static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
+        let (probe, header, metadata) = try open(path)
+        tsr_webp_close(probe)
+        let info = try describe(header, metadata: metadata, path: path, options: options)
+        let channels = info.layout.fileChannels
+        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
+            var header = tsr_webp_info()
+            guard let file = tsr_webp_open(path, &header, error, ShimError.capacity) else { return -1 }
+            defer { tsr_webp_close(file) }
+            return tsr_webp_decode(file, pixels, Int32(channels), error, ShimError.capacity)
+        }
+        return (info, image)
+    }
+
+    /// Lossy at `options.quality`, or lossless (exact) with `options.lossless`.
+    static func write(_ image: Image, to path: String, options: EncodeOptions) throws {
+        let (bytes, channels) = try WholeImage.rgbBytes(of: image)
+        var error = ShimError()
+        let status = ImageMetadata.written(for: image, options: options).withShim { metadata in
+            tsr_webp_write(
+                path, bytes, UInt32(image.width), UInt32(image.height), Int32(channels), options.lossless ? 1 : 0,
+                Float(options.quality), metadata, &error.buffer, ShimError.capacity)
+        }
+        if status != 0 { throw ImageError(message: "cannot write WebP: \(error.message)") }
+    }
+}
+
+enum GIFCodec {
+    private static func header(_ path: String, frame: Int) throws -> tsr_gif_info {
+        var info = tsr_gif_info()
+        var error = ShimError()
+        if tsr_gif_info_read(path, Int32(frame), &info, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(path: path, message: "GIF: \(error.message)")
+        }
+        guard frame < info.frames else {
+            throw ImageError(
+                path: path,
+                message: "GIF: there is no frame \(frame) (frames are counted from 0; the file has \(info.frames))")
+        }
+        return info
+    }
+
+    static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
+        try describe(try header(path, frame: options.frame), path: path, options: options)
+    }
+
+    private static func describe(_ header: tsr_gif_info, path: String, options: DecodeOptions) throws -> ImageInfo {
+        let channels = header.has_alpha != 0 ? 4 : 3
+        try WholeImage.check(
+            width: Int(header.width), height: Int(header.height), fileChannels: channels, format: .gif, path: path,
+            options: options)
+        var details = ["palette"]
+        if header.frames > 1 {
+            details.append("animated, \(header.frames) frames (frame \(options.frame) is read)")
+            details.append("delay \(header.delay_ms) ms")
+        }
+        if header.interlaced != 0 { details.append("interlaced") }
+        return WholeImage.describe(
+            format: .gif, width: Int(header.width), height: Int(header.height), layout: channels == 4 ? .rgba : .rgb,
+            details: details, metadata: ImageMetadata())
+    }
+
+    static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
+        let header = try header(path, frame: options.frame)
+        let info = try describe(header, path: path, options: options)
+        let channels = info.layout.fileChannels
+        let frame = Int32(options.frame)
+        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
+            tsr_gif_decode(path, frame, pixels, Int32(channels), error, ShimError.capacity)
+        }
+        return (info, image)
+    }
+}
+
+enum HEIFCodec {
+    private static func open(_ path: String) throws -> (OpaquePointer, tsr_heif_info, ImageMetadata) {
+        var info = tsr_heif_info()
+        var error = ShimError()
+        guard let file = tsr_heif_open(path, &info, &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "HEIF: \(error.message)")
+        }
+        return (file, info, ImageMetadata(info.metadata))
+    }
+
+    static func info(path: String, format: ImageFormat, options: DecodeOptions) throws -> ImageInfo {
+        let (file, header, metadata) = try open(path)
+        tsr_heif_close(file)
+        return try describe(header, format: format, metadata: metadata, path: path, options: options)
+    }
+
+    private static func describe(
+        _ header: tsr_heif_info, format: ImageFormat, metadata: ImageMetadata, path: String, options: DecodeOptions
+    ) throws -> ImageInfo {
+        let channels = header.has_alpha != 0 ? 4 : 3
+        try WholeImage.check(
+            width: Int(header.width), height: Int(header.height), fileChannels: channels, format: format, path: path,
+            options: options)
+        var details = [format == .avif ? "AV1" : "HEVC"]
+        if header.bit_depth > 8 { details.append("\(header.bit_depth)-bit, decoded to 8") }
+        // HEIF turns its images with its own boxes (irot, imir), which libheif applies; EXIF's orientation
+        // is not read (as the HEIF standard says, and libvips and Apple do).
+        return WholeImage.describe(
+            format: format, width: Int(header.width), height: Int(header.height), layout: channels == 4 ? .rgba : .rgb,
+            details: details, metadata: metadata, orientationInEXIF: false)
+    }
+
+    static func load(path: String, format: ImageFormat, options: DecodeOptions) throws -> (ImageInfo, Image) {
+        let (probe, header, metadata) = try open(path)
+        tsr_heif_close(probe)
+        let info = try describe(header, format: format, metadata: metadata, path: path, options: options)
+        let channels = info.layout.fileChannels
+        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
+            var header = tsr_heif_info()
+            guard let file = tsr_heif_open(path, &header, error, ShimError.capacity) else { return -1 }
+            defer { tsr_heif_close(file) }
+            return tsr_heif_decode(file, pixels, Int32(channels), error, ShimError.capacity)
+        }
+        return (info, image)
+    }
+
+    /// The encoder libheif has for `format`, or nil.
+    static func encoder(for format: ImageFormat) -> String? {
+        var name = [CChar](repeating: 0, count: 128)
+        guard tsr_heif_has_codec(format == .avif ? 1 : 0, 1, &name, name.count) != 0 else { return nil }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func write(_ image: Image, to path: String, format: ImageFormat, options: EncodeOptions) throws {
+        guard encoder(for: format) != nil else {
+            throw ImageError(
+                message: "this libheif has no \(format == .avif ? "AV1" : "HEVC") encoder: write .png, .webp or .jpg")
+        }
+        let (bytes, channels) = try WholeImage.rgbBytes(of: image)
+        var error = ShimError()
+        let status = ImageMetadata.written(for: image, options: options).withShim { metadata in
+            tsr_heif_write(
+                path, bytes, UInt32(image.width), UInt32(image.height), Int32(channels), format == .avif ? 1 : 0,
+                Int32(options.quality), metadata, &error.buffer, ShimError.capacity)
+        }
+        if status != 0 { throw ImageError(message: "cannot write \(format): \(error.message)") }
+    }
+}
