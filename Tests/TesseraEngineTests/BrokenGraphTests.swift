@@ -310,11 +310,17 @@ let brokenGraphs: [BrokenGraph] = [
               a: { op: testConstant }
               out: { op: save, input: a, path: o.json, quality: 80 }
             """,
-        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .json; use .png, .tif, .jpg, .webp, .heic or .avif"]),
+        expected: [
+            "g.yaml:4:36: error: out.path: an image cannot be written as .json; "
+                + "use .png, .tif, .jpg, .webp, .heic or .avif"
+        ]),
     BrokenGraph(
         name: "save: an image to .svg",
         text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.svg }\n",
-        expected: ["g.yaml:4:36: error: out.path: an image cannot be written as .svg; use .png, .tif, .jpg, .webp, .heic or .avif"]),
+        expected: [
+            "g.yaml:4:36: error: out.path: an image cannot be written as .svg; "
+                + "use .png, .tif, .jpg, .webp, .heic or .avif"
+        ]),
     BrokenGraph(
         name: "save: contours to .png",
         text: "version: 1\nnodes:\n  c: { op: testContours }\n  out: { op: save, input: c, path: c.png }\n",
@@ -358,7 +364,9 @@ let brokenGraphs: [BrokenGraph] = [
         name: "save: a format option from --set on a format without it",
         text: "version: 1\nnodes:\n  a: { op: testConstant }\n  out: { op: save, input: a, path: o.png }\n",
         overrides: ["out.quality=70"],
-        expected: ["--set out.quality=70: error: out.quality: for JPEG, TIFF, WebP, HEIC and AVIF files only; .png files do not take it"]),
+        expected: [
+            "--set out.quality=70: error: out.quality: for JPEG, TIFF, WebP, HEIC and AVIF files only; .png files do not take it"
+        ]),
     BrokenGraph(
         name: "drawBoxes: an image to draw on or one to take the size of, not both",
         text: """
