@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing with libFuzzer: builds Fuzz/ (a package of its own) with AddressSanitizer and
 # runs each campaign for SECONDS (default 60). Campaigns: graph files as YAML and as strict JSON
-# (parsed and validated), plugin catalogs (read as a plugin's are), and the PNG, TIFF and JPEG decoders
-# (header, then every pixel).
+# (parsed and validated), plugin catalogs (read as a plugin's are), the PNG, TIFF and JPEG decoders and
+# the WebP, GIF, HEIC and AVIF ones ("formats") (header, then every pixel).
 #
 #     Scripts/fuzz.sh [SECONDS] [CAMPAIGN...]
 #
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 campaigns=("$@")
-[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg)
+[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg formats)
 
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
 (cd Fuzz && swift build "${flags[@]}" --product FuzzGraph >/dev/null && swift build "${flags[@]}" --product FuzzImage >/dev/null)
@@ -32,8 +32,8 @@ for campaign in "${campaigns[@]}"; do
         graph-yaml) target=FuzzGraph; kind=yaml; seeds=(Graphs Fuzz/Corpus/graph-yaml Tests/TesseraEngineTests/SchemaRejects) ;;
         graph-json) target=FuzzGraph; kind=json; seeds=(Fuzz/Corpus/graph-json) ;;
         catalog) target=FuzzGraph; kind=catalog; seeds=(Fuzz/Corpus/catalog) ;;
-        png | tiff | jpeg) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
-        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg)" >&2; exit 2 ;;
+        png | tiff | jpeg | formats) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
+        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg, formats)" >&2; exit 2 ;;
     esac
     mkdir -p "out/fuzz/$campaign"
     log="out/fuzz/$campaign.log"

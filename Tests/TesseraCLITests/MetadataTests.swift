@@ -46,6 +46,10 @@ import Testing
               b: { op: save, input: soft, path: out.png }
               c: { op: save, input: soft, path: out.tif }
               d: { op: save, input: soft, path: stripped.jpg, profile: none, metadata: strip }
+              e: { op: save, input: soft, path: out.webp }
+              f: { op: save, input: soft, path: out.heic }
+              g: { op: save, input: soft, path: out.avif }
+              h: { op: save, input: soft, path: stripped.webp, profile: none, metadata: strip }
             """.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
             let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
             #expect(result.status == 0, "\(result.stderr)")
@@ -53,7 +57,7 @@ import Testing
             let profile = try Self.profile(Self.photo)
             let input = try Self.tags(Self.photo)
             #expect(profile.count > 128 && input["Orientation"] == "6" && input["Make"] == "Tessera")
-            for name in ["out.jpg", "out.png", "out.tif"] {
+            for name in ["out.jpg", "out.png", "out.tif", "out.webp", "out.heic", "out.avif"] {
                 let file = folder.appendingPathComponent(name)
                 #expect(try Self.profile(file) == profile, "\(name): the profile's bytes")
                 let output = try Self.tags(file)
@@ -66,9 +70,11 @@ import Testing
                 for tag in Self.kept { #expect(output[tag] == input[tag], "\(name): \(tag)") }
                 #expect(output["ExifImageWidth"] == "48" && output["ExifImageHeight"] == "64", "\(name)")
             }
-            let stripped = try Self.tags(folder.appendingPathComponent("stripped.jpg"))
-            #expect(try Self.profile(folder.appendingPathComponent("stripped.jpg")).isEmpty)
-            for tag in Self.kept + ["Orientation"] { #expect(stripped[tag] == nil, "stripped: \(tag)") }
+            for name in ["stripped.jpg", "stripped.webp"] {
+                let stripped = try Self.tags(folder.appendingPathComponent(name))
+                #expect(try Self.profile(folder.appendingPathComponent(name)).isEmpty)
+                for tag in Self.kept + ["Orientation"] { #expect(stripped[tag] == nil, "\(name): \(tag)") }
+            }
         }
     }
 

@@ -62,7 +62,10 @@ struct Saliency: Node {
         case objectness
     }
 
-    @Input(doc: "The image; color is read as Rec. 601 gray for attention and as red, green, blue for objectness.")
+    @Input(
+        doc: "The image; color is read as Rec. 601 gray for attention and as red, green, blue for objectness, "
+            + "the stored values taken as sRGB (the models behind both were made on sRGB photos): convert other "
+            + "profiles with colorSpace first.")
     var input: Image
 
     @Parameter(doc: "attention (spectral residual: what draws the eye) or objectness (minimum barrier: whole objects).")

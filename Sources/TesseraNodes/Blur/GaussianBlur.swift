@@ -36,7 +36,10 @@ struct GaussianBlur: Node {
     /// 8K gray, RGB and RGBA images (one core, 256-pixel tiles).
     static let cosineFromSigma = 4.5
 
-    @Input(doc: "The image to blur; where it has alpha, transparent pixels do not darken their neighbours.")
+    @Input(
+        doc: "The image to blur; where it has alpha, transparent pixels do not darken their neighbours. Values are "
+            + "blurred as stored (gamma-encoded, as libvips and OpenCV do); for light that mixes physically, "
+            + "convert to linearSRGB with colorSpace and back.")
     var input: Image
 
     @Parameter(doc: "Standard deviation of the Gaussian.", range: 0...1000, suggested: 0.5...100, unit: "px")

@@ -13,7 +13,9 @@ struct Contrast: Node {
             out: { op: save, input: punchy, path: punchy.png }
             """)
 
-    @Input(doc: "The image.")
+    @Input(
+        doc: "The image. Its values are used as stored, in its own color space (gamma-encoded sRGB for most "
+            + "photos; the pivot is a stored value): convert with colorSpace first to work in another.")
     var input: Image
 
     @Parameter(

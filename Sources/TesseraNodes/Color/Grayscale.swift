@@ -20,7 +20,9 @@ struct Grayscale: Node {
         case rec601
     }
 
-    @Input(doc: "The image.")
+    @Input(
+        doc: "The image. The weights apply to its values as stored, gamma-encoded in its own profile (sRGB for "
+            + "most photos), as Core Image and OpenCV apply them; the output keeps no color profile of its own.")
     var input: Image
 
     @Parameter(doc: "Luminance weights: rec709 (sRGB, as Core Image) or rec601 (as OpenCV and JPEG).")

@@ -18,7 +18,8 @@ import TesseraIO
 struct Load: Node {
     static let info = NodeInfo(
         op: "load",
-        summary: "Reads a PNG, TIFF or JPEG image; the format is recognized from the file's content.",
+        summary:
+            "Reads a PNG, TIFF, JPEG, WebP, GIF, HEIC or AVIF image with its profile and metadata; the format is recognized from the content.",
         access: .source,
         outputs: [.init("output", .image, doc: "The image, with samples scaled to 0...1.")],
         example: """
