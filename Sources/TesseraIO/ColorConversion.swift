@@ -11,7 +11,8 @@ extension Image {
         metadata.iccProfile = target.bytes
         let source = try embedded.map(ColorProfile.init(bytes:)) ?? ColorProfile.sRGB
         if source.bytes == target.bytes { return withMetadata(metadata) }
-        let transform = try ColorTransform(from: source, to: target, intent: intent)
+        // Float images may hold values outside 0...1 (a float TIFF, HDR): only they pay for the float pipeline.
+        let transform = try ColorTransform(from: source, to: target, intent: intent, unbounded: depth == .float32)
         let layout: PixelLayout = layout.hasAlpha ? .rgba : .rgb
         return Image(
             width: width, height: height, layout: layout, depth: depth,

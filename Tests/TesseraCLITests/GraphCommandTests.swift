@@ -110,7 +110,7 @@ import TesseraNodes
     @Test func nodesListsShowsAndExports() throws {
         let table = try CLI.run(["nodes"])
         #expect(table.status == 0)
-        #expect(table.stdout.contains("Reads a PNG, TIFF or JPEG image"))
+        #expect(table.stdout.contains("Reads a PNG, TIFF, JPEG, WebP, GIF, HEIC or AVIF image"))
         #expect(table.stdout.split(separator: "\n").contains { $0.hasPrefix("load ") })
         let save = try CLI.run(["nodes", "save"])
         #expect(save.stdout.contains("  quality: integer, default 90, 1...100\n"))
