@@ -117,6 +117,7 @@ public final class TIFFReader: PixelSource, Sendable {
             var metadata = tsr_metadata()
             tsr_tiff_get_metadata(tiff, &metadata)
             info.metadata = ImageMetadata(metadata)
+            info.metadata.exif = TIFFDirectory.exifBlock(ofTIFF: path)
             try options.checkSize(width: geometry.width, height: geometry.height, path: path)
             try Self.checkMemory(tiff, geometry: geometry, layout: info.layout, path: path, options: options)
             self.geometry = geometry

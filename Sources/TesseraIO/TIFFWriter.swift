@@ -113,5 +113,13 @@ enum TIFFWriter {
         if TIFFFlush(tif) == 0 { throw fail() }
         closed = true
         tsr_tiff_close(tiff)
+        // libtiff writes EXIF only as a custom directory set field by field: the block is added after.
+        if let exif = metadata.exif {
+            do {
+                try TIFFDirectory.embed(exif: exif, inTIFF: path)
+            } catch {
+                throw ImageError(message: "cannot add EXIF to the TIFF file: \(error.localizedDescription)")
+            }
+        }
     }
 }
