@@ -50,6 +50,11 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
 
     static func truncated(_ bytes: [UInt8], at count: Int) -> [UInt8] { Array(bytes.prefix(count)) }
 
+    /// Eight bytes from `index` inverted.
+    static func damaged(_ bytes: [UInt8], at index: Int) -> [UInt8] {
+        (0..<8).reduce(bytes) { flipped($0, at: index + $1) }
+    }
+
     static func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {
         var copy = bytes
         copy[index] ^= 0xFF
@@ -195,6 +200,13 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         BrokenCase(
             name: "WebP claiming 16383x16383 over 3 bytes", input: ("a.webp", fixture("formats/webp-bomb.webp")),
             message: "a.webp: WebP: the image data is damaged (bitstream error)"),
+        BrokenCase(
+            name: "WebP lossless with damaged data",
+            input: ("a.webp", damaged(fixture("formats/webp-lossless.webp"), at: 60)),
+            message: "a.webp: WebP: the image data is damaged (bitstream error)"),
+        BrokenCase(
+            name: "GIF with damaged image data", input: ("a.gif", damaged(fixture("formats/gif-palette.gif"), at: 900)),
+            message: "a.gif: GIF: Image is defective, decoding aborted"),
         BrokenCase(
             name: "GIF cut in its image data", input: ("a.gif", fixture("formats/gif-truncated.gif")),
             message: "a.gif: GIF: the file ends early (truncated)"),
