@@ -62,6 +62,16 @@ struct TIFFDirectory {
                 : Int(header[4]) << 24 | Int(header[5]) << 16 | Int(header[6]) << 8 | Int(header[7])
         }
 
+        /// The reader of a file, read where asked.
+        init?(handle: FileHandle) {
+            self.init { offset, count in
+                guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
+                    let data = try? handle.read(upToCount: count), data.count == count
+                else { return nil }
+                return [UInt8](data)
+            }
+        }
+
         /// The reader of an in-memory structure (an EXIF block).
         init?(bytes: [UInt8]) {
             self.init { offset, count in
@@ -189,12 +199,7 @@ extension TIFFDirectory {
     static func exifBlock(ofTIFF path: String) -> [UInt8]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        let reader = Reader { offset, count in
-            guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                let data = try? handle.read(upToCount: count), data.count == count
-            else { return nil }
-            return [UInt8](data)
-        }
+        let reader = Reader(handle: handle)
         guard let reader,
             let first = reader.directory(
                 at: reader.firstDirectory, keeping: { descriptiveTags.contains($0) || $0 == 0x0112 })
@@ -214,12 +219,7 @@ extension TIFFDirectory {
         guard let source = Reader(bytes: exif), let block = source.directory(at: source.firstDirectory) else { return }
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
-        let file = Reader { offset, count in
-            guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
-                let data = try? handle.read(upToCount: count), data.count == count
-            else { return nil }
-            return [UInt8](data)
-        }
+        let file = Reader(handle: handle)
         guard let file, var first = file.directory(at: file.firstDirectory, depth: 0) else { return }
         let present = Set(first.entries.map(\.tag))
         for var entry in block.entries where descriptiveTags.contains(entry.tag) && !present.contains(entry.tag) {

@@ -30,29 +30,34 @@ import Testing
         return object.mapValues { "\($0)" }
     }
 
+    /// Runs a graph in `folder` whose node `photo` loads a copy of the fixture, followed by `nodes`
+    /// (YAML lines indented by two spaces); the run must succeed.
+    static func runGraph(_ nodes: String, in folder: URL) throws {
+        try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent("photo.jpg"))
+        try ("version: 1\nnodes:\n  photo: { op: load, path: photo.jpg }\n" + nodes + "\n")
+            .write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
+        let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
     static let kept = [
         "Make", "Model", "Copyright", "DateTimeOriginal", "ExposureTime", "ISO", "GPSLatitude", "Creator",
     ]
 
     @Test func aGraphKeepsTheProfileAndTheMetadata() throws {
         try withTemporaryFolder { folder in
-            try FileManager.default.copyItem(at: Self.photo, to: folder.appendingPathComponent("photo.jpg"))
-            try """
-            version: 1
-            nodes:
-              photo: { op: load, path: photo.jpg }
-              soft: { op: gaussianBlur, input: photo, sigma: 1 }
-              a: { op: save, input: soft, path: out.jpg }
-              b: { op: save, input: soft, path: out.png }
-              c: { op: save, input: soft, path: out.tif }
-              d: { op: save, input: soft, path: stripped.jpg, profile: none, metadata: strip }
-              e: { op: save, input: soft, path: out.webp }
-              f: { op: save, input: soft, path: out.heic }
-              g: { op: save, input: soft, path: out.avif }
-              h: { op: save, input: soft, path: stripped.webp, profile: none, metadata: strip }
-            """.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
-            let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
-            #expect(result.status == 0, "\(result.stderr)")
+            try Self.runGraph(
+                """
+                  soft: { op: gaussianBlur, input: photo, sigma: 1 }
+                  a: { op: save, input: soft, path: out.jpg }
+                  b: { op: save, input: soft, path: out.png }
+                  c: { op: save, input: soft, path: out.tif }
+                  d: { op: save, input: soft, path: stripped.jpg, profile: none, metadata: strip }
+                  e: { op: save, input: soft, path: out.webp }
+                  f: { op: save, input: soft, path: out.heic }
+                  g: { op: save, input: soft, path: out.avif }
+                  h: { op: save, input: soft, path: stripped.webp, profile: none, metadata: strip }
+                """, in: folder)
 
             let profile = try Self.profile(Self.photo)
             let input = try Self.tags(Self.photo)
@@ -148,17 +153,12 @@ import Testing
     /// An RGB profile describes color pixels: a gray output is written without it (and keeps the rest).
     @Test func aGrayImageLeavesTheRGBProfileBehind() throws {
         try withTemporaryFolder { folder in
-            try FileManager.default.copyItem(at: Self.photo, to: folder.appendingPathComponent("photo.jpg"))
-            try """
-            version: 1
-            nodes:
-              photo: { op: load, path: photo.jpg }
-              gray: { op: grayscale, input: photo }
-              a: { op: save, input: gray, path: gray.jpg }
-              b: { op: save, input: gray, path: gray.png }
-            """.write(to: folder.appendingPathComponent("g.yaml"), atomically: true, encoding: .utf8)
-            let result = try CLI.run(["run", "g.yaml", "--quiet"], in: folder)
-            #expect(result.status == 0, "\(result.stderr)")
+            try Self.runGraph(
+                """
+                  gray: { op: grayscale, input: photo }
+                  a: { op: save, input: gray, path: gray.jpg }
+                  b: { op: save, input: gray, path: gray.png }
+                """, in: folder)
             for name in ["gray.jpg", "gray.png"] {
                 let file = folder.appendingPathComponent(name)
                 #expect(try Self.profile(file).isEmpty, "\(name)")
