@@ -4,16 +4,15 @@ import TesseraCore
 /// What the formats decoded whole (WebP, GIF, HEIF and AVIF) share: a limit check before anything is
 /// allocated, 8-bit samples decoded once and turned upright, and writers fed the whole image.
 enum WholeImage {
-    /// Refuses a `width` x `height` image over the limits. Counted: the decoded 8-bit image and the
-    /// Float32 image it becomes (``DecodeOnceSource`` keeps it whole).
+    /// Refuses a `width` x `height` image over the limits. Counted: the decoded 8-bit frame that is
+    /// kept (``DecodedBytesSource``), and the decoder's own working frame (RGBA at most: GIF's screen,
+    /// libheif's decoded image, libwebp's animation canvas).
     static func check(
         width: Int, height: Int, fileChannels: Int, format: ImageFormat, path: String, options: DecodeOptions
     ) throws {
         guard width > 0, height > 0 else { throw ImageError(path: path, message: "\(format): the image is empty") }
         try options.checkSize(width: width, height: height, path: path)
-        let bytes = saturatingSum(
-            saturatingProduct(width, height, fileChannels),
-            saturatingProduct(width, height, fileChannels == 1 ? 1 : 4, MemoryLayout<Float>.size))
+        let bytes = saturatingProduct(width, height, fileChannels + 4)
         try options.checkMemory(bytes, format: "\(format)", what: "decoding \(width)x\(height) pixels", path: path)
     }
 
@@ -31,34 +30,15 @@ enum WholeImage {
     }
 
     /// An image of `info`'s size whose pixels `decode` writes as 8-bit samples (`width * fileChannels`
-    /// bytes a row) on the first request.
+    /// bytes a row) on the first request (``DecodedBytesSource``).
     static func image(
         _ info: ImageInfo, fileChannels: Int, path: String,
         decode: @escaping @Sendable (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32
     ) -> Image {
-        let (width, height, format) = (info.width, info.height, info.format)
-        let source = DecodeOnceSource {
-            var error = ShimError()
-            var status: Int32 = -1
-            // Not cleared first: the decoder writes every byte, and a crafted header over damaged data
-            // then costs address space the decoder never touches, not memory.
-            let bytes = [UInt8](unsafeUninitializedCapacity: width * height * fileChannels) { buffer, initialized in
-                status = buffer.baseAddress.map { decode($0, &error.buffer) } ?? -1
-                initialized = buffer.count
-            }
-            if status != 0 { throw ImageError(path: path, message: "\(format): \(error.message)") }
-            var pixels = PixelBuffer(region: Rect(width: width, height: height), channels: fileChannels == 1 ? 1 : 4)
-            bytes.withUnsafeBufferPointer { bytes in
-                pixels.samples.withUnsafeMutableBufferPointer { samples in
-                    guard let from = bytes.baseAddress, let to = samples.baseAddress else { return }
-                    Samples.decode(
-                        from, fileChannels: fileChannels, stride: fileChannels, count: width * height, scale: 1 / 255,
-                        into: to)
-                }
-            }
-            return pixels
-        }
-        return Image(width: width, height: height, layout: info.layout, depth: .uint8, source: source)
+        let source = DecodedBytesSource(
+            width: info.width, height: info.height, fileChannels: fileChannels, path: path, format: info.format,
+            decode: decode)
+        return Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
     }
 
     /// The whole image as 8-bit RGB, or RGBA when it has alpha (gray is spread to RGB): what WebP and
@@ -83,6 +63,63 @@ enum WholeImage {
             row += rows
         }
         return (bytes, channels)
+    }
+}
+
+/// The pixels of a file decoded whole into 8-bit samples once, on the first request, and kept as
+/// they are: each request converts only its own region to Float32, so the image in memory is the
+/// file's 8-bit frame (a 36 MP WebP: 108 MB, not 575 MB of floats), and the conversion runs on the
+/// workers that ask. A failure is kept, so every request reports the same error.
+final class DecodedBytesSource: PixelSource, Sendable {
+    private let width: Int
+    private let height: Int
+    private let fileChannels: Int
+    private let decode: @Sendable () throws -> [UInt8]
+    private let state = Locked<Result<[UInt8], any Error>?>(nil)
+
+    init(
+        width: Int, height: Int, fileChannels: Int, path: String, format: ImageFormat,
+        decode: @escaping @Sendable (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32
+    ) {
+        self.width = width
+        self.height = height
+        self.fileChannels = fileChannels
+        self.decode = {
+            var error = ShimError()
+            var status: Int32 = -1
+            // Not cleared first: the decoder writes every byte, and a crafted header over damaged data
+            // then costs address space the decoder never touches, not memory.
+            let bytes = [UInt8](unsafeUninitializedCapacity: width * height * fileChannels) { buffer, initialized in
+                status = buffer.baseAddress.map { decode($0, &error.buffer) } ?? -1
+                initialized = buffer.count
+            }
+            if status != 0 { throw ImageError(path: path, message: "\(format): \(error.message)") }
+            return bytes
+        }
+    }
+
+    var givesFileSamples: Bool { true }
+
+    func render(into target: inout PixelBuffer) throws {
+        let bytes = try state.withLock { state in
+            if let state { return try state.get() }
+            let result = Result { try decode() }
+            state = result
+            return try result.get()
+        }
+        let region = target.region
+        let (channels, fileChannels, width) = (target.channels, fileChannels, self.width)
+        bytes.withUnsafeBufferPointer { bytes in
+            target.samples.withUnsafeMutableBufferPointer { samples in
+                guard let from = bytes.baseAddress, let to = samples.baseAddress else { return }
+                for row in 0..<region.height {
+                    Samples.decode(
+                        from + ((region.y + row) * width + region.x) * fileChannels, fileChannels: fileChannels,
+                        stride: fileChannels, count: region.width, scale: 1 / 255,
+                        into: to + row * region.width * channels)
+                }
+            }
+        }
     }
 }
 

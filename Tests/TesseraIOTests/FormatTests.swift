@@ -58,6 +58,22 @@ import TesseraCore
         #expect(Self.steps(try image.pixels(), theirs) == 0)
     }
 
+    /// A region of a whole-decoded image is that part of the whole (the frame is kept as 8-bit
+    /// samples and each request converts its own rows).
+    @Test(arguments: ["webp-alpha.webp", "gif-palette.gif", "heic-rgb.heic"])
+    func regionsAreCutFromTheFrame(_ file: String) throws {
+        let image = try ImageFile.load(path: Self.path(file)).1
+        let whole = try image.pixels()
+        let region = Rect(x: 5, y: 7, width: 20, height: 11)
+        var part = PixelBuffer(region: region, channels: image.channels)
+        try image.source.render(into: &part)
+        for y in 0..<region.height {
+            let start = ((region.y + y) * image.width + region.x) * image.channels
+            let row = Array(whole.samples[start..<(start + region.width * image.channels)])
+            #expect(Array(part.samples[(y * region.width * image.channels)...].prefix(row.count)) == row, "row \(y)")
+        }
+    }
+
     /// A GIF frame is shown over the ones before it: frame 1 keeps 5 pixels of frame 0 (transparent in it).
     @Test(arguments: [1, 2])
     func gifFramesAreComposited(_ frame: Int) throws {
