@@ -62,7 +62,7 @@ struct DecodeArguments: ParsableArguments {
                 + "or with K, M, G (binary). Default: a quarter of the physical memory.", valueName: "bytes"))
     var maxMemory: String?
 
-    @Flag(help: "Keep a JPEG's, WebP's or TIFF's stored orientation instead of turning it upright by its tag.")
+    @Flag(help: "Keep a JPEG's, PNG's, WebP's or TIFF's stored orientation instead of turning it upright by its tag.")
     var keepOrientation = false
 
     @Option(help: "GIF: the frame to read, counted from 0, as the animation shows it.")

@@ -9,41 +9,44 @@ public enum ImageFile {
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
         try options.checkShrink(path: path)
         let format = try ImageFormat.detect(path: path)
+        let stored: ImageInfo
         switch format {
-        case .png: return try PNGCodec.info(path: path, options: options).shrunk(by: options.shrink)
         case .jpeg: return try JPEGCodec.info(path: path, options: options)
-        case .tiff: return try TIFFReader(path: path, options: options).info.shrunk(by: options.shrink).upright(options)
-        case .webp: return try WebPCodec.info(path: path, options: options).shrunk(by: options.shrink).upright(options)
-        case .gif: return try GIFCodec.info(path: path, options: options).shrunk(by: options.shrink)
-        case .heic, .avif:
-            return try HEIFCodec.info(path: path, format: format, options: options).shrunk(by: options.shrink)
+        case .png: stored = try PNGCodec.info(path: path, options: options)
+        case .tiff: stored = try TIFFReader(path: path, options: options).info
+        case .webp: stored = try WebPCodec.info(path: path, options: options)
+        case .gif: stored = try GIFCodec.info(path: path, options: options)
+        case .heic, .avif: stored = try HEIFCodec.info(path: path, format: format, options: options)
         }
+        return stored.shrunk(by: options.shrink).upright(options)
     }
 
     /// Opens the image at `path`. The header is read and checked now; pixels are decoded when a region
-    /// is asked for (TIFF: only the strips or tiles it touches; PNG and JPEG: the whole image, once).
-    /// With `options.shrink`, the image is that many times smaller on each side (``DecodeOptions/shrink``).
+    /// is asked for (TIFF: only the strips or tiles it touches; PNG and JPEG: front to back, once; WebP,
+    /// GIF, HEIC and AVIF: the whole frame, once). With `options.shrink`, the image is that many times
+    /// smaller on each side (``DecodeOptions/shrink``); then it is turned upright by its orientation
+    /// unless `options` keep it (HEIF is turned by libheif, as its own boxes say).
     ///
     /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
     ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
         try options.checkShrink(path: path)
-        let loaded: (info: ImageInfo, image: Image)
         let format = try ImageFormat.detect(path: path)
+        // Every format but JPEG (which libjpeg shrinks by DCT scaling, and its codec turns) is decoded as
+        // stored, then shrunk and turned here.
+        func upright(_ stored: (ImageInfo, Image)) throws -> (ImageInfo, Image) {
+            try Orientation.upright(shrunk(stored, by: options.shrink), options: options, path: path)
+        }
+        let loaded: (info: ImageInfo, image: Image)
         switch format {
-        case .png: loaded = shrunk(try PNGCodec.load(path: path, options: options), by: options.shrink)
         case .jpeg: loaded = try JPEGCodec.load(path: path, options: options)
+        case .png: loaded = try upright(PNGCodec.load(path: path, options: options))
         case .tiff:
             let reader = try TIFFReader(path: path, options: options)
-            loaded = try Orientation.upright(
-                shrunk((reader.info, reader.image), by: options.shrink), options: options, path: path)
-        case .webp:
-            loaded = try Orientation.upright(
-                shrunk(try WebPCodec.load(path: path, options: options), by: options.shrink), options: options,
-                path: path)
-        case .gif: loaded = shrunk(try GIFCodec.load(path: path, options: options), by: options.shrink)
-        case .heic, .avif:
-            loaded = shrunk(try HEIFCodec.load(path: path, format: format, options: options), by: options.shrink)
+            loaded = try upright((reader.info, reader.image))
+        case .webp: loaded = try upright(WebPCodec.load(path: path, options: options))
+        case .gif: loaded = try upright(GIFCodec.load(path: path, options: options))
+        case .heic, .avif: loaded = try upright(HEIFCodec.load(path: path, format: format, options: options))
         }
         return (loaded.info, loaded.image.withMetadata(loaded.info.metadata))
     }

@@ -62,7 +62,7 @@ enum PNGCodec {
             format: .png, width: Int(info.width), height: Int(info.height), fullWidth: Int(info.width),
             fullHeight: Int(info.height), shrink: 1, layout: layouts[Int(info.channels) - 1],
             bitsPerSample: Int(info.file_bit_depth), isFloat: false,
-            orientation: 1, orientationApplied: false, details: details, metadata: metadata)
+            orientation: metadata.orientation, orientationApplied: false, details: details, metadata: metadata)
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {

@@ -52,7 +52,7 @@ struct Load: Node {
         "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the "
         + "default, a quarter of the physical memory."
     static let keepOrientationDoc =
-        "Keep a JPEG's, WebP's or TIFF's pixels as stored instead of turning them upright by their EXIF or TIFF "
+        "Keep a JPEG's, PNG's, WebP's or TIFF's pixels as stored instead of turning them upright by their EXIF or TIFF "
         + "orientation (HEIF files are turned by libheif, as their own boxes say)."
 
     /// The shrinks `load` takes, as words (a choice), so another number is a located error.
