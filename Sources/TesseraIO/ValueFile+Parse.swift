@@ -1,0 +1,187 @@
+import Foundation
+import TesseraCore
+
+extension ValueFile {
+    /// The most a parsed value may hold: boxes, contours, and points in all contours. A value beyond
+    /// them is refused, not allocated (a plugin or a file may claim anything).
+    public static let maxItems = 1 << 20
+    public static let maxPoints = 1 << 24
+    /// The largest coordinate or size a parsed value may give, in pixels (as the graph's own limit).
+    public static let maxCoordinate = Double(1 << 30)
+
+    /// A problem with a value's JSON: what is wrong, and where in the value (`boxes[3].width`).
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads `text`, the JSON ``json(_:)`` writes for a value of `type`, back into the value: the inverse
+    /// of writing it, to within the 1/1000 of a pixel coordinates are written to. Everything is checked
+    /// (the kind, every field's type, finite numbers in range, contour indices, counts under
+    /// ``maxItems`` and ``maxPoints``), so a value from outside (a plugin, a file) is either valid or
+    /// refused with one line saying where it is wrong.
+    public static func parse(_ text: String, as type: PortType) throws(ParseError) -> NodeValue {
+        guard type != .image else { throw ParseError(message: "an image is not a JSON value") }
+        let object: JSONValue
+        do {
+            object = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        } catch {
+            throw ParseError(message: "not JSON (\(Self.reason(error)))")
+        }
+        let reader = Reader()
+        let root = try reader.object(object)
+        let kind = try reader.string(root["kind"], at: "kind")
+        guard kind == type.rawValue else {
+            throw ParseError(message: "kind is \"\(kind)\", not \"\(type.rawValue)\"")
+        }
+        switch type {
+        case .image: preconditionFailure("refused above")
+        case .number:
+            // JSON has no infinities or NaN: `json` writes null for them.
+            if case .null? = root["value"] { return .number(.nan) }
+            return .number(try reader.number(root["value"], at: "value", limit: .greatestFiniteMagnitude))
+        case .boxes:
+            let items = try reader.array(root["boxes"], at: "boxes", limit: maxItems)
+            var boxes: [Box] = []
+            boxes.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                let at = "boxes[\(index)]"
+                let box = try reader.object(item, at: at)
+                func field(_ name: String, minimum: Double = -maxCoordinate) throws(ParseError) -> Double {
+                    let value = try reader.number(box[name], at: "\(at).\(name)")
+                    guard value >= minimum else {
+                        throw ParseError(message: "\(at).\(name) is \(value), below \(minimum)")
+                    }
+                    return value
+                }
+                boxes.append(
+                    Box(
+                        x: try field("x"), y: try field("y"), width: try field("width", minimum: 0),
+                        height: try field("height", minimum: 0), confidence: try field("confidence")))
+            }
+            return .boxes(boxes)
+        case .contours:
+            func size(_ name: String) throws(ParseError) -> Int {
+                let value = try reader.integer(root[name], at: name)
+                guard value > 0, Double(value) <= maxCoordinate else {
+                    throw ParseError(message: "\(name) is \(value), not from 1 to \(Int(maxCoordinate))")
+                }
+                return value
+            }
+            let (imageWidth, imageHeight) = (try size("imageWidth"), try size("imageHeight"))
+            let (width, height) = (try size("tracedWidth"), try size("tracedHeight"))
+            let items = try reader.array(root["contours"], at: "contours", limit: maxItems)
+            var contours: [Contours.Contour] = []
+            var pointsLeft = maxPoints
+            for (index, item) in items.enumerated() {
+                let at = "contours[\(index)]"
+                let contour = try reader.object(item, at: at)
+                let parent = try reader.integer(contour["parent"], at: "\(at).parent")
+                guard parent >= -1, parent < items.count, parent != index else {
+                    throw ParseError(message: "\(at).parent is \(parent), not -1 or another contour's index")
+                }
+                let childItems = try reader.array(contour["children"], at: "\(at).children", limit: items.count)
+                var children: [Int] = []
+                for (k, child) in childItems.enumerated() {
+                    let value = try reader.integer(child, at: "\(at).children[\(k)]")
+                    guard value >= 0, value < items.count else {
+                        throw ParseError(message: "\(at).children[\(k)] is \(value), not a contour's index")
+                    }
+                    children.append(value)
+                }
+                guard case .bool(let isHole)? = contour["isHole"] else {
+                    throw ParseError(message: "\(at).isHole is not true or false")
+                }
+                let pointItems = try reader.array(contour["points"], at: "\(at).points", limit: pointsLeft)
+                pointsLeft -= pointItems.count
+                var points: [SIMD2<Double>] = []
+                points.reserveCapacity(pointItems.count)
+                for (k, point) in pointItems.enumerated() {
+                    let pair = try reader.array(point, at: "\(at).points[\(k)]", limit: 2)
+                    guard pair.count == 2 else { throw ParseError(message: "\(at).points[\(k)] is not [x, y]") }
+                    points.append(
+                        SIMD2(
+                            try reader.number(pair[0], at: "\(at).points[\(k)][0]"),
+                            try reader.number(pair[1], at: "\(at).points[\(k)][1]")))
+                }
+                contours.append(Contours.Contour(points: points, parent: parent, children: children, isHole: isHole))
+            }
+            return .contours(
+                Contours(
+                    contours: contours, width: width, height: height, imageWidth: imageWidth, imageHeight: imageHeight))
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
+        return "\(error)"
+    }
+
+    /// A JSON document as its kinds of value.
+    private enum JSONValue: Decodable {
+        case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else if let value = try? container.decode(String.self) {
+                self = .string(value)
+            } else if let value = try? container.decode([JSONValue].self) {
+                self = .array(value)
+            } else {
+                self = .object(try container.decode([String: JSONValue].self))
+            }
+        }
+    }
+
+    /// Reads the parts of a value, each failure naming its place.
+    private struct Reader {
+        func object(_ value: JSONValue?, at place: String = "the value") throws(ParseError) -> [String: JSONValue] {
+            guard case .object(let object)? = value else { throw ParseError(message: "\(place) is not an object") }
+            return object
+        }
+
+        func array(_ value: JSONValue?, at place: String, limit: Int) throws(ParseError) -> [JSONValue] {
+            guard case .array(let array)? = value else {
+                throw ParseError(message: "\(place) is missing or not a list")
+            }
+            guard array.count <= limit else {
+                throw ParseError(message: "\(place) holds \(array.count) items, more than the limit of \(limit)")
+            }
+            return array
+        }
+
+        func string(_ value: JSONValue?, at place: String) throws(ParseError) -> String {
+            guard case .string(let string)? = value else {
+                throw ParseError(message: "\(place) is missing or not a string")
+            }
+            return string
+        }
+
+        /// A finite number within `limit`.
+        func number(_ value: JSONValue?, at place: String, limit: Double = ValueFile.maxCoordinate) throws(ParseError)
+            -> Double
+        {
+            guard case .number(let number)? = value else {
+                throw ParseError(message: "\(place) is missing or not a number")
+            }
+            guard number.isFinite, abs(number) <= limit else {
+                throw ParseError(message: "\(place) is \(number), out of range")
+            }
+            return number
+        }
+
+        func integer(_ value: JSONValue?, at place: String) throws(ParseError) -> Int {
+            let double = try number(value, at: place)
+            guard double == double.rounded() else {
+                throw ParseError(message: "\(place) is \(double), not a whole number")
+            }
+            return Int(double)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TesseraCore
+
+@testable import TesseraIO
+
+/// `ValueFile.parse` reads back what `ValueFile.json` writes, and refuses anything else with one line
+/// naming the place: values from outside (a plugin, a file) cross into the engine through it.
+@Suite struct ValueParseTests {
+    static func boxes(_ value: NodeValue) -> [Box]? {
+        guard case .boxes(let boxes) = value else { return nil }
+        return boxes
+    }
+
+    @Test func writtenValuesReadBack() throws {
+        let boxes: [Box] = [
+            Box(x: 1.5, y: 2.25, width: 30, height: 40.125, confidence: 0.875), Box(x: -3, y: 0, width: 0, height: 7),
+        ]
+        #expect(try Self.boxes(ValueFile.parse(try #require(ValueFile.json(.boxes(boxes))), as: .boxes)) == boxes)
+        #expect(try Self.boxes(ValueFile.parse(try #require(ValueFile.json(.boxes([]))), as: .boxes)) == [])
+
+        let contours = Contours(
+            contours: [
+                .init(points: [SIMD2(0, 0), SIMD2(4, 0), SIMD2(4, 3.5)], parent: -1, children: [1]),
+                .init(points: [SIMD2(1, 1)], parent: 0, isHole: true),
+            ], width: 8, height: 6, imageWidth: 16, imageHeight: 12)
+        guard
+            case .contours(let back) = try ValueFile.parse(
+                try #require(ValueFile.json(.contours(contours))), as: .contours)
+        else {
+            Issue.record("not contours")
+            return
+        }
+        #expect(back.contours == contours.contours)
+        #expect((back.width, back.height, back.imageWidth, back.imageHeight) == (8, 6, 16, 12))
+
+        for number in [0, -2.5, 1e300, 0.1 + 0.2] {
+            guard
+                case .number(let back) = try ValueFile.parse(try #require(ValueFile.json(.number(number))), as: .number)
+            else {
+                Issue.record("not a number")
+                return
+            }
+            #expect(back == number)
+        }
+        guard case .number(let nan) = try ValueFile.parse(try #require(ValueFile.json(.number(.nan))), as: .number)
+        else { return }
+        #expect(nan.isNaN)
+    }
+
+    @Test(arguments: [
+        ("{", PortType.boxes, "not JSON"),
+        ("[]", .boxes, "the value is not an object"),
+        (#"{"kind": "boxes"}"#, .number, "kind is \"boxes\", not \"number\""),
+        (#"{"kind": "boxes"}"#, .boxes, "boxes is missing or not a list"),
+        (
+            #"{"kind": "boxes", "boxes": [{"x": true, "y": 0, "width": 1, "height": 1, "confidence": 1}]}"#, .boxes,
+            "boxes[0].x is missing or not a number"
+        ),
+        (
+            #"{"kind": "boxes", "boxes": [{"x": 0, "y": 0, "width": -1, "height": 1, "confidence": 1}]}"#, .boxes,
+            "boxes[0].width is -1.0, below 0.0"
+        ),
+        (
+            #"{"kind": "boxes", "boxes": [{"x": 1e300, "y": 0, "width": 1, "height": 1, "confidence": 1}]}"#, .boxes,
+            "boxes[0].x is 1e+300, out of range"
+        ),
+        (
+            #"{"kind": "boxes", "boxes": [{"x": 0, "y": 0, "width": 1, "confidence": 1}]}"#, .boxes,
+            "boxes[0].height is missing or not a number"
+        ),
+        (#"{"kind": "number", "value": "7"}"#, .number, "value is missing or not a number"),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 0, "contours": []}"#,
+            .contours, "tracedHeight is 0, not from 1 to 1073741824"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": 3, "children": [], "isHole": false, "points": []}]}"#,
+            .contours, "contours[0].parent is 3, not -1 or another contour's index"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": -1, "children": [1], "isHole": false, "points": []}]}"#,
+            .contours, "contours[0].children[0] is 1, not a contour's index"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": -1, "children": [], "isHole": 0, "points": []}]}"#,
+            .contours, "contours[0].isHole is not true or false"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": -1, "children": [], "isHole": false, "points": [[1, 2, 3]]}]}"#,
+            .contours, "contours[0].points[0] holds 3 items, more than the limit of 2"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4.5, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": []}"#,
+            .contours, "imageWidth is 4.5, not a whole number"
+        ),
+    ])
+    func badValuesAreRefusedByPlace(_ text: String, _ type: PortType, _ message: String) {
+        #expect {
+            _ = try ValueFile.parse(text, as: type)
+        } throws: { error in
+            "\(error)".hasPrefix(message)
+        }
+    }
+
+    /// Nesting deep enough to overflow a recursive reader is refused by the JSON parser's own limit.
+    @Test func deepNestingIsRefused() {
+        let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: ValueFile.ParseError.self) { try ValueFile.parse(text, as: .boxes) }
+    }
+}
