@@ -16,7 +16,7 @@ extension Graph {
     public func resultJSON(of report: RunReport) -> String {
         let files = writtenFiles.map(JSONText.quoted).joined(separator: ", ")
         let values = unreadValues.compactMap { name -> String? in
-            guard let value = report.values[name], let json = ValueFile.json(value) else { return nil }
+            guard let value = report.values[name], let json = ValueJSON.encode(value) else { return nil }
             return JSONText.quoted(name) + ": " + json.trimmingSuffix("\n")
         }
         let body = values.isEmpty ? "{}" : "{\n" + values.joined(separator: ",\n") + "\n}"
@@ -42,7 +42,7 @@ extension Graph {
         guard output.type != .image else {
             return .failure(ValueLookupError("'\(key)' is an image: save it to a file (JSON holds the other values)"))
         }
-        guard let value = report.values[key], let json = ValueFile.json(value) else {
+        guard let value = report.values[key], let json = ValueJSON.encode(value) else {
             return .failure(ValueLookupError("'\(key)' has no value: node '\(nodeName)' did not run"))
         }
         return .success(json)

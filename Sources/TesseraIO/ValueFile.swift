@@ -1,13 +1,9 @@
 import Foundation
 import TesseraCore
 
-/// Writes the values that are not images: every kind as JSON (to read in another program), contours
-/// also as SVG (to look at, or to cut with a plotter). Files are written atomically, as images are:
-/// under a temporary name, renamed when complete.
-///
-/// Each kind's JSON is one object whose `kind` names it, described by a JSON Schema in `Docs/schemas/`
-/// (`boxes.schema.json`, `contours.schema.json`, `number.schema.json`). `save`, `tessera run --json`
-/// and the C API's `tessera_graph_value_json` all write this same JSON.
+/// Writes the values that are not images: every kind as JSON (``ValueJSON``, to read in another
+/// program), contours also as SVG (to look at, or to cut with a plotter). Files are written atomically,
+/// as images are: under a temporary name, renamed when complete.
 public enum ValueFile {
     /// The formats values are written in, from the path's extension.
     public enum Format: String, Sendable, CaseIterable {
@@ -61,58 +57,14 @@ public enum ValueFile {
         switch (value, Format(path: path)) {
         case (.contours(let contours), .svg?): text = svg(contours, style: style)
         default:
-            guard let json = json(value) else {
-                throw ImageError(path: path, message: "an image is written as an image file (.png, .tif or .jpg)")
+            guard let json = ValueJSON.encode(value) else {
+                throw ImageError(
+                    path: path,
+                    message: "an image is written as an image file (.png, .tif, .jpg, .webp, .heic or .avif)")
             }
             text = json
         }
         try FileSystem.write(text, atomicallyTo: path)
-    }
-
-    /// `value` as the JSON its kind's schema describes; nil for an image.
-    public static func json(_ value: NodeValue) -> String? {
-        switch value {
-        case .image: nil
-        case .contours(let contours): json(contours)
-        case .boxes(let boxes): json(boxes)
-        case .number(let number): "{\"kind\": \"number\", \"value\": \(exactNumber(number))}\n"
-        }
-    }
-
-    /// `{"kind": "boxes", "boxes": [...]}`: each box's `x`, `y`, `width`, `height` in pixels (origin
-    /// top-left) and its `confidence` in 0...1, most confident first as the node gave them. One box a line.
-    static func json(_ boxes: [Box]) -> String {
-        let items = boxes.map { box in
-            "{\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
-                + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))}"
-        }
-        return "{\"kind\": \"boxes\", \"boxes\": ["
-            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
-            + "]}\n"
-    }
-
-    /// `kind`, `imageWidth`, `imageHeight`, `tracedWidth`, `tracedHeight` and `contours`, each with
-    /// `points` (`[x, y]` in the traced grid; integers when whole), `parent` (index or -1), `children`,
-    /// `isHole` and `boundingBox` (`[x, y, width, height]`, OpenCV's `boundingRect`). One contour a line.
-    static func json(_ contours: Contours) -> String {
-        var lines = [
-            "{\"kind\": \"contours\",",
-            "\"imageWidth\": \(contours.imageWidth), \"imageHeight\": \(contours.imageHeight), "
-                + "\"tracedWidth\": \(contours.width), \"tracedHeight\": \(contours.height),",
-            "\"contours\": [",
-        ]
-        for (index, contour) in contours.contours.enumerated() {
-            let points = contour.points.map { "[\(number($0.x)),\(number($0.y))]" }.joined(separator: ",")
-            let box = contour.boundingBox
-            let children = contour.children.map(String.init).joined(separator: ",")
-            let comma = index == contours.contours.count - 1 ? "" : ","
-            lines.append(
-                "{\"parent\": \(contour.parent), \"children\": [\(children)], \"isHole\": \(contour.isHole), "
-                    + "\"boundingBox\": [\(box.x),\(box.y),\(box.width),\(box.height)], \"points\": [\(points)]}"
-                    + comma)
-        }
-        lines += ["]", "}"]
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Colors for ``Style/colorByDepth``: depth 0, 1, 2, ... (then again from the start).
@@ -128,15 +80,15 @@ public enum ValueFile {
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\">",
-            "<g fill=\"none\" stroke=\"#\(hex)\" stroke-opacity=\"\(number(clamped.w))\" "
-                + "stroke-width=\"\(number(style.strokeWidth))\" stroke-linejoin=\"round\">",
+            "<g fill=\"none\" stroke=\"#\(hex)\" stroke-opacity=\"\(ValueJSON.number(clamped.w))\" "
+                + "stroke-width=\"\(ValueJSON.number(style.strokeWidth))\" stroke-linejoin=\"round\">",
         ]
         for (index, contour) in contours.contours.enumerated() {
             guard !contour.points.isEmpty else { continue }
             var d = ""
             for (k, point) in contour.points.enumerated() {
                 let p = contours.imagePoint(point)
-                d += (k == 0 ? "M" : " L") + number(p.x) + " " + number(p.y)
+                d += (k == 0 ? "M" : " L") + ValueJSON.number(p.x) + " " + ValueJSON.number(p.y)
             }
             d += " Z"
             let color = style.colorByDepth ? " stroke=\"\(palette[contours.depth(of: index) % palette.count])\"" : ""
@@ -144,23 +96,5 @@ public enum ValueFile {
         }
         lines += ["</g>", "</svg>"]
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// A coordinate as JSON and SVG write it: whole numbers without a fraction, others to 1/1000.
-    static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "0" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-        var text = String(format: "%.3f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
-    }
-
-    /// A number value in full: the shortest text that reads back as the same Double; null when not finite
-    /// (JSON has no infinities).
-    static func exactNumber(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-        return "\(value)"
     }
 }

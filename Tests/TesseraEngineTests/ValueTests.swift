@@ -84,7 +84,7 @@ import Testing
     @Test func numbersKeepTheirPrecisionAndNonFiniteIsNull() throws {
         for (number, written) in [(0.1 + 0.2, "0.30000000000000004"), (-3, "-3"), (1e-7, "1e-07"), (.infinity, "null")]
         {
-            let json = try #require(ValueFile.json(.number(number)))
+            let json = try #require(ValueJSON.encode(.number(number)))
             #expect(json == "{\"kind\": \"number\", \"value\": \(written)}\n")
             // Read back exactly (JSONDecoder; Foundation's JSONSerialization rounds on Linux).
             struct Number: Decodable {
@@ -95,7 +95,7 @@ import Testing
             #expect(read.kind == "number" && read.value == (number.isFinite ? number : nil))
         }
         #expect(
-            ValueFile.json(
+            ValueJSON.encode(
                 .image(Image(buffer: PixelBuffer(region: Rect(width: 1, height: 1), channels: 1), layout: .gray)))
                 == nil)
     }

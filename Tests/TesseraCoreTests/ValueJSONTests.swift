@@ -1,12 +1,11 @@
 import Foundation
 import Testing
-import TesseraCore
 
-@testable import TesseraIO
+@testable import TesseraCore
 
-/// `ValueFile.parse` reads back what `ValueFile.json` writes, and refuses anything else with one line
+/// `ValueJSON.parse` reads back what `ValueJSON.encode` writes, and refuses anything else with one line
 /// naming the place: values from outside (a plugin, a file) cross into the engine through it.
-@Suite struct ValueParseTests {
+@Suite struct ValueJSONTests {
     static func boxes(_ value: NodeValue) -> [Box]? {
         guard case .boxes(let boxes) = value else { return nil }
         return boxes
@@ -16,8 +15,8 @@ import TesseraCore
         let boxes: [Box] = [
             Box(x: 1.5, y: 2.25, width: 30, height: 40.125, confidence: 0.875), Box(x: -3, y: 0, width: 0, height: 7),
         ]
-        #expect(try Self.boxes(ValueFile.parse(try #require(ValueFile.json(.boxes(boxes))), as: .boxes)) == boxes)
-        #expect(try Self.boxes(ValueFile.parse(try #require(ValueFile.json(.boxes([]))), as: .boxes)) == [])
+        #expect(try Self.boxes(ValueJSON.parse(try #require(ValueJSON.encode(.boxes(boxes))), as: .boxes)) == boxes)
+        #expect(try Self.boxes(ValueJSON.parse(try #require(ValueJSON.encode(.boxes([]))), as: .boxes)) == [])
 
         let contours = Contours(
             contours: [
@@ -25,8 +24,8 @@ import TesseraCore
                 .init(points: [SIMD2(1, 1)], parent: 0, isHole: true),
             ], width: 8, height: 6, imageWidth: 16, imageHeight: 12)
         guard
-            case .contours(let back) = try ValueFile.parse(
-                try #require(ValueFile.json(.contours(contours))), as: .contours)
+            case .contours(let back) = try ValueJSON.parse(
+                try #require(ValueJSON.encode(.contours(contours))), as: .contours)
         else {
             Issue.record("not contours")
             return
@@ -36,14 +35,15 @@ import TesseraCore
 
         for number in [0, -2.5, 1e300, 0.1 + 0.2] {
             guard
-                case .number(let back) = try ValueFile.parse(try #require(ValueFile.json(.number(number))), as: .number)
+                case .number(let back) = try ValueJSON.parse(
+                    try #require(ValueJSON.encode(.number(number))), as: .number)
             else {
                 Issue.record("not a number")
                 return
             }
             #expect(back == number)
         }
-        guard case .number(let nan) = try ValueFile.parse(try #require(ValueFile.json(.number(.nan))), as: .number)
+        guard case .number(let nan) = try ValueJSON.parse(try #require(ValueJSON.encode(.number(.nan))), as: .number)
         else { return }
         #expect(nan.isNaN)
     }
@@ -97,7 +97,7 @@ import TesseraCore
     ])
     func badValuesAreRefusedByPlace(_ text: String, _ type: PortType, _ message: String) {
         #expect {
-            _ = try ValueFile.parse(text, as: type)
+            _ = try ValueJSON.parse(text, as: type)
         } throws: { error in
             "\(error)".hasPrefix(message)
         }
@@ -106,6 +106,6 @@ import TesseraCore
     /// Nesting deep enough to overflow a recursive reader is refused by the JSON parser's own limit.
     @Test func deepNestingIsRefused() {
         let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: ValueFile.ParseError.self) { try ValueFile.parse(text, as: .boxes) }
+        #expect(throws: ValueJSON.ParseError.self) { try ValueJSON.parse(text, as: .boxes) }
     }
 }

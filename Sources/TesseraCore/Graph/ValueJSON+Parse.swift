@@ -1,7 +1,6 @@
 import Foundation
-import TesseraCore
 
-extension ValueFile {
+extension ValueJSON {
     /// The most a parsed value may hold: boxes, contours, and points in all contours. A value beyond
     /// them is refused, not allocated (a plugin or a file may claim anything).
     public static let maxItems = 1 << 20
@@ -15,7 +14,7 @@ extension ValueFile {
         public var description: String { message }
     }
 
-    /// Reads `text`, the JSON ``json(_:)`` writes for a value of `type`, back into the value: the inverse
+    /// Reads `text`, the JSON ``encode(_:)`` writes for a value of `type`, back into the value: the inverse
     /// of writing it, to within the 1/1000 of a pixel coordinates are written to. Everything is checked
     /// (the kind, every field's type, finite numbers in range, contour indices, counts under
     /// ``maxItems`` and ``maxPoints``), so a value from outside (a plugin, a file) is either valid or
@@ -164,7 +163,7 @@ extension ValueFile {
         }
 
         /// A finite number within `limit`.
-        func number(_ value: JSONValue?, at place: String, limit: Double = ValueFile.maxCoordinate) throws(ParseError)
+        func number(_ value: JSONValue?, at place: String, limit: Double = ValueJSON.maxCoordinate) throws(ParseError)
             -> Double
         {
             guard case .number(let number)? = value else {

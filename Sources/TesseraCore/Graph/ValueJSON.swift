@@ -1,0 +1,71 @@
+import Foundation
+
+/// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
+/// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `number.schema.json`).
+/// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
+/// the engine (a plugin) are read from it (``parse(_:as:)``).
+public enum ValueJSON {
+    /// `value` as the JSON its kind's schema describes; nil for an image.
+    public static func encode(_ value: NodeValue) -> String? {
+        switch value {
+        case .image: nil
+        case .contours(let contours): json(contours)
+        case .boxes(let boxes): json(boxes)
+        case .number(let number): "{\"kind\": \"number\", \"value\": \(exactNumber(number))}\n"
+        }
+    }
+
+    /// `{"kind": "boxes", "boxes": [...]}`: each box's `x`, `y`, `width`, `height` in pixels (origin
+    /// top-left) and its `confidence` in 0...1, most confident first as the node gave them. One box a line.
+    static func json(_ boxes: [Box]) -> String {
+        let items = boxes.map { box in
+            "{\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
+                + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))}"
+        }
+        return "{\"kind\": \"boxes\", \"boxes\": ["
+            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
+            + "]}\n"
+    }
+
+    /// `kind`, `imageWidth`, `imageHeight`, `tracedWidth`, `tracedHeight` and `contours`, each with
+    /// `points` (`[x, y]` in the traced grid; integers when whole), `parent` (index or -1), `children`,
+    /// `isHole` and `boundingBox` (`[x, y, width, height]`, OpenCV's `boundingRect`). One contour a line.
+    static func json(_ contours: Contours) -> String {
+        var lines = [
+            "{\"kind\": \"contours\",",
+            "\"imageWidth\": \(contours.imageWidth), \"imageHeight\": \(contours.imageHeight), "
+                + "\"tracedWidth\": \(contours.width), \"tracedHeight\": \(contours.height),",
+            "\"contours\": [",
+        ]
+        for (index, contour) in contours.contours.enumerated() {
+            let points = contour.points.map { "[\(number($0.x)),\(number($0.y))]" }.joined(separator: ",")
+            let box = contour.boundingBox
+            let children = contour.children.map(String.init).joined(separator: ",")
+            let comma = index == contours.contours.count - 1 ? "" : ","
+            lines.append(
+                "{\"parent\": \(contour.parent), \"children\": [\(children)], \"isHole\": \(contour.isHole), "
+                    + "\"boundingBox\": [\(box.x),\(box.y),\(box.width),\(box.height)], \"points\": [\(points)]}"
+                    + comma)
+        }
+        lines += ["]", "}"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A coordinate as JSON and SVG write it: whole numbers without a fraction, others to 1/1000.
+    package static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
+    /// A number value in full: the shortest text that reads back as the same Double; null when not finite
+    /// (JSON has no infinities).
+    package static func exactNumber(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return "\(value)"
+    }
+}
