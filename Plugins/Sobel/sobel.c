@@ -122,8 +122,14 @@ static int32_t render(const tessera_instance *instance, tessera_buffer *output, 
 static void destroy(tessera_instance *instance) { free(instance); }
 
 const tessera_plugin *tessera_plugin_entry(void) {
+    /* Named fields: later versions of the ABI add fields at the end, which stay NULL here. */
     static const tessera_plugin plugin = {
-        TESSERA_PLUGIN_ABI_VERSION, catalog, create, input_region, render, destroy,
+        .abi_version = TESSERA_PLUGIN_ABI_VERSION,
+        .catalog_json = catalog,
+        .create = create,
+        .input_region = input_region,
+        .render = render,
+        .destroy = destroy,
     };
     return &plugin;
 }

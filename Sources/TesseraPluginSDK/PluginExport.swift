@@ -72,7 +72,9 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
                 destroy: { instance in
                     guard let instance else { return }
                     Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(instance)).release()
-                }))
+                },
+                // Version 2's value ports and global nodes are not exported from Swift yet.
+                create_v2: nil, run: nil))
     }
 
     static func create(

@@ -5,9 +5,10 @@
  * type metadata than the host, so only the C types below cross the boundary.
  *
  * A plugin exports one symbol, `tessera_plugin_entry`, returning a pointer to a `tessera_plugin` that
- * stays valid while the library is loaded. The host reads `abi_version` first and refuses the plugin
- * unless it equals the host's TESSERA_PLUGIN_ABI_VERSION (as GEGL checks a module's ABI version before
- * anything else); every other field may change between versions.
+ * stays valid while the library is loaded. The host reads `abi_version` first (as GEGL checks a module's
+ * ABI version before anything else) and reads the table as that version laid it out: this host reads
+ * versions 1 and 2. Version 2 only adds fields at the end (`create_v2`, `run`), so a plugin built
+ * against this header that leaves them NULL works as a version 1 plugin did.
  *
  * The catalog is JSON, in the format of `tessera nodes --json`:
  *
@@ -21,8 +22,27 @@
  * Parameter types: number, integer, boolean, string, choice (with "choices"), path, numbers, rect,
  * numberOrAuto (a number or the string "auto"), ratio (written 4:3 or 1.333 in a graph; `create` gets
  * the number, 1.3333...). A parameter without "default" is required; "default": null makes it
- * optional. Plugin nodes read images and make one image (access point, area, geometry or source): the
- * host wraps each in a kernel that the tile-parallel scheduler runs like a built-in's.
+ * optional.
+ *
+ * Ports. In version 1 a plugin node reads images and makes one image (access point, area, geometry or
+ * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
+ * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours" and
+ * "number", which `create_v2` receives as JSON; and a node with access "global" reads its input images
+ * whole, once, and may make any number of outputs, images or values (`run`), as built-in global nodes
+ * (saliency, detectContours) do. A kernel node still makes exactly one output, an image.
+ *
+ * Values cross as JSON, exactly as `save` writes them to a .json file and `tessera run --json` prints
+ * them; Docs/schemas/ has a JSON Schema for each kind:
+ *
+ *     {"kind": "boxes", "boxes": [{"x": 10, "y": 20, "width": 30, "height": 40, "confidence": 0.9}]}
+ *     {"kind": "number", "value": 0.25}                      (null for a value that is not finite)
+ *     {"kind": "contours", "imageWidth": 64, "imageHeight": 48, "tracedWidth": 64, "tracedHeight": 48,
+ *      "contours": [{"parent": -1, "children": [], "isHole": false, "points": [[0, 0], [5, 0], [5, 5]]}]}
+ *
+ * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
+ * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of
+ * the declared kind (every field checked: finite numbers within 2^30, indices in range, at most 2^20
+ * boxes or contours and 2^24 points).
  *
  * Trust: a plugin runs inside the host's process as trusted code, with the host's rights. The host
  * checks everything this ABI lets it check (the version, the catalog, the sizes, regions, layouts and
@@ -49,8 +69,8 @@
 extern "C" {
 #endif
 
-/* The version of this header. A host refuses plugins built against another one. */
-#define TESSERA_PLUGIN_ABI_VERSION 1
+/* The version of this header. A host reads plugins of this version and the ones before it. */
+#define TESSERA_PLUGIN_ABI_VERSION 2
 
 /* The name of the one symbol a plugin exports: `const tessera_plugin *tessera_plugin_entry(void)`. */
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
@@ -96,10 +116,32 @@ typedef struct tessera_buffer {
     float *samples;
 } tessera_buffer;
 
+/* One input port as `create_v2` sees it: an image's size and kind (`image.width` 0 when the port is
+   not an image, or is unconnected), or a value as JSON (NULL for an image or an unconnected port),
+   valid during the call only. */
+typedef struct tessera_port {
+    tessera_image_info image;
+    const char *value_json;
+} tessera_port;
+
+/* Where a global node's `run` hands its outputs back. The host copies what it is given during the call.
+   `set_value` takes output port `output` (an index into the catalog's "outputs") as JSON of the declared
+   kind; `set_image` takes an image output: `image->region` must be at (0, 0), its samples `channels`
+   (1 for TESSERA_LAYOUT_GRAY, else 4) per pixel, `depth` 8, 16 or 32 as in tessera_image_info. Each
+   returns TESSERA_OK, or TESSERA_ERROR_INPUTS for a port that is not of that kind (the host reports the
+   first such mistake after `run`). Every output must be given before `run` returns TESSERA_OK. */
+typedef struct tessera_results tessera_results;
+typedef struct tessera_outputs {
+    tessera_results *results;
+    int32_t (*set_value)(tessera_results *results, int32_t output, const char *json);
+    int32_t (*set_image)(tessera_results *results, int32_t output, const tessera_buffer *image, int32_t layout,
+                         int32_t depth);
+} tessera_outputs;
+
 /* A configured node: made by `create`, owned by the plugin, released by `destroy`. */
 typedef struct tessera_instance tessera_instance;
 
-/* What `create` says about the node it made. */
+/* What `create` says about the node it made. A global node's is not read (its `run` gives its outputs). */
 typedef struct tessera_instance_info {
     tessera_image_info output;
     /* The kernel's inputs: `input_count` of them; kernel input i reads the node's input port
@@ -134,8 +176,24 @@ typedef struct tessera_plugin {
     int32_t (*render)(const tessera_instance *instance, tessera_buffer *output, const tessera_buffer *inputs,
                       int32_t input_count, char *message, size_t message_capacity);
 
-    /* Releases an instance made by `create`. */
+    /* Releases an instance made by `create` or `create_v2`. */
     void (*destroy)(tessera_instance *instance);
+
+    /* Version 2 (NULL in a plugin that needs neither): */
+
+    /* As `create`, with each input port as an image's size or a value's JSON (above). When it is set the
+       host calls it instead of `create`. */
+    int32_t (*create_v2)(const char *op, const char *parameters_json, const tessera_port *inputs,
+                         int32_t input_count, tessera_instance **instance, tessera_instance_info *info,
+                         char *message, size_t message_capacity);
+
+    /* A global node's work, called once per run, on one thread, instead of `input_region` and `render`:
+       `images` holds one buffer per input port in catalog order, an image port's whole image (region at
+       (0, 0), the image's size), a value port's or an unconnected port's empty (channels 0, samples NULL);
+       the samples belong to the host and must not be written. The node gives every output through
+       `outputs` and returns TESSERA_OK, or an error code with a message as `create` does. */
+    int32_t (*run)(const tessera_instance *instance, const tessera_buffer *images, int32_t image_count,
+                   const tessera_outputs *outputs, char *message, size_t message_capacity);
 } tessera_plugin;
 
 /* The entry point every plugin defines. */

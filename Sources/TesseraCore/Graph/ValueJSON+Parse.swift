@@ -132,8 +132,12 @@ extension ValueJSON {
                 self = .string(value)
             } else if let value = try? container.decode([JSONValue].self) {
                 self = .array(value)
+            } else if let value = try? container.decode([String: JSONValue].self) {
+                self = .object(value)
             } else {
-                self = .object(try container.decode([String: JSONValue].self))
+                // JSON's grammar was read: what is left is a number no Double holds (1e999).
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a number out of range somewhere in it")
             }
         }
     }

@@ -15,6 +15,10 @@ public final class Plugin: @unchecked Sendable {
     public private(set) var declarations: [NodeDeclaration] = []
     /// Immutable after loading; the plugin promises its functions may be called from any thread.
     let table: tessera_plugin
+    /// The ABI version the plugin was built for (1 or 2).
+    let abiVersion: Int
+    /// The bytes of a version 1 table: the fields before `create_v2`.
+    static let version1Size = MemoryLayout<tessera_plugin>.offset(of: \tessera_plugin.create_v2) ?? 0
 
     /// Loads the shared library at `path`, checks its ABI version and reads its catalog.
     ///
@@ -46,25 +50,34 @@ public final class Plugin: @unchecked Sendable {
         }
         // The version is the first field in every version of the ABI: read it alone before the rest.
         let version = UnsafeRawPointer(entry).load(as: UInt32.self)
-        guard version == TESSERA_PLUGIN_ABI_VERSION else {
+        guard (1...UInt32(TESSERA_PLUGIN_ABI_VERSION)).contains(version) else {
             throw PluginError(
                 path,
-                "built for plugin ABI version \(version), but this Tessera reads version "
+                "built for plugin ABI version \(version), but this Tessera reads versions 1 to "
                     + "\(TESSERA_PLUGIN_ABI_VERSION); rebuild the plugin against this Tessera's tessera_plugin.h")
         }
-        table = entry.pointee
-        guard table.create != nil, table.input_region != nil, table.render != nil, table.destroy != nil else {
+        abiVersion = Int(version)
+        // A version 1 table ends before version 2's fields: copy only what that version laid out.
+        var table = tessera_plugin()
+        let size = version >= 2 ? MemoryLayout<tessera_plugin>.size : Self.version1Size
+        withUnsafeMutableBytes(of: &table) { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry, count: size)) }
+        self.table = table
+        // Version 2 may leave `create` out for `create_v2`; nodes check the functions their access needs.
+        guard table.create != nil || table.create_v2 != nil, table.destroy != nil,
+            table.create_v2 != nil || (table.input_region != nil && table.render != nil)
+        else {
             throw PluginError(path, "its plugin table lacks a function (create, input_region, render or destroy)")
         }
         guard let catalog = table.catalog_json else { throw PluginError(path, "its plugin table has no catalog") }
-        declarations = try PluginCatalog.declarations(from: String(cString: catalog), path: path, plugin: self)
+        declarations = try PluginCatalog.declarations(
+            from: String(cString: catalog), path: path, plugin: self, version: abiVersion)
     }
 
     /// Reads a plugin catalog's JSON exactly as loading a plugin does, without a library: the nodes it
     /// declares (to list, document or validate graphs with; they cannot run), or the error a load would
     /// give, naming `path`. For a plugin's own tests, and for the fuzzer.
     public static func declarations(catalog json: String, path: String) throws(PluginError) -> [NodeDeclaration] {
-        try PluginCatalog.declarations(from: json, path: path, plugin: nil)
+        try PluginCatalog.declarations(from: json, path: path, plugin: nil, version: Int(TESSERA_PLUGIN_ABI_VERSION))
     }
 
     /// A plugin's shared libraries found where Tessera looks for them: the folders of

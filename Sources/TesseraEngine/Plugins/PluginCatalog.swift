@@ -68,7 +68,7 @@ enum PluginCatalog {
 
     /// The declarations of the catalog text of the plugin at `path`; `plugin` runs their nodes (nil: the
     /// catalog was read without its library, and its nodes cannot run).
-    static func declarations(from json: String, path: String, plugin: Plugin?) throws(PluginError)
+    static func declarations(from json: String, path: String, plugin: Plugin?, version: Int) throws(PluginError)
         -> [NodeDeclaration]
     {
         let file: File
@@ -82,7 +82,7 @@ enum PluginCatalog {
         var result: [NodeDeclaration] = []
         for entry in nodes {
             do {
-                result.append(try declaration(entry, path: path, plugin: plugin))
+                result.append(try declaration(entry, path: path, plugin: plugin, version: version))
             } catch {
                 throw PluginError(path, error.description)
             }
@@ -90,33 +90,64 @@ enum PluginCatalog {
         return result
     }
 
-    static func declaration(_ entry: Entry, path: String, plugin: Plugin?) throws(CatalogError) -> NodeDeclaration {
+    /// The types a plugin's ports may have: images in version 1; values too from version 2.
+    static func portTypes(version: Int) -> [PortType] {
+        version >= 2 ? [.image, .boxes, .contours, .number] : [.image]
+    }
+
+    static func declaration(_ entry: Entry, path: String, plugin: Plugin?, version: Int) throws(CatalogError)
+        -> NodeDeclaration
+    {
         let op = entry.op
-        guard let access = AccessPattern(rawValue: entry.access),
-            [.point, .area, .geometry, .source].contains(access)
-        else {
+        let kernelAccess: [AccessPattern] = [.point, .area, .geometry, .source]
+        let allowed = version >= 2 ? kernelAccess + [.global] : kernelAccess
+        guard let access = AccessPattern(rawValue: entry.access), allowed.contains(access) else {
             throw CatalogError(
-                "\(op): access '\(entry.access)' is not one a plugin node can have (point, area, geometry, source)")
+                "\(op): access '\(entry.access)' is not one a plugin node can have ("
+                    + allowed.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        let types = portTypes(version: version)
+        func portType(_ port: Port, _ role: String) throws(CatalogError) -> PortType {
+            guard let type = PortType(rawValue: port.type), types.contains(type) else {
+                throw CatalogError(
+                    "\(op).\(port.name): plugin nodes \(role) " + types.map(\.rawValue).joined(separator: ", ")
+                        + ", not '\(port.type)'" + (version < 2 ? " (values need plugin ABI version 2)" : ""))
+            }
+            return type
         }
         var inputs: [InputDeclaration] = []
         var inputFields: [String: any InputField] = [:]
         for port in entry.inputs ?? [] {
-            guard port.type == PortType.image.rawValue else {
-                throw CatalogError("\(op).\(port.name): plugin nodes read images, not '\(port.type)'")
+            let optional = port.optional == true
+            let doc = port.doc ?? ""
+            let field: any InputField
+            switch try portType(port, "read") {
+            case .image: field = optional ? Input<Image?>(doc: doc) : Input<Image>(doc: doc)
+            case .boxes: field = optional ? Input<[Box]?>(doc: doc) : Input<[Box]>(doc: doc)
+            case .contours: field = optional ? Input<Contours?>(doc: doc) : Input<Contours>(doc: doc)
+            case .number: field = optional ? Input<Double?>(doc: doc) : Input<Double>(doc: doc)
             }
-            let field: any InputField =
-                port.optional == true ? Input<Image?>(doc: port.doc ?? "") : Input<Image>(doc: port.doc ?? "")
             var declaration = field.declaration
             declaration.name = port.name
             inputs.append(declaration)
             inputFields[port.name] = field
         }
         guard inputs.count <= Int(TESSERA_MAX_INPUTS) else {
-            throw CatalogError("\(op): a plugin node reads at most \(TESSERA_MAX_INPUTS) images")
+            throw CatalogError("\(op): a plugin node reads at most \(TESSERA_MAX_INPUTS) inputs")
         }
-        let outputs = entry.outputs ?? []
-        guard outputs.count == 1, outputs[0].type == PortType.image.rawValue else {
-            throw CatalogError("\(op): a plugin node makes exactly one image output")
+        var outputs: [OutputDeclaration] = []
+        for port in entry.outputs ?? [] {
+            outputs.append(OutputDeclaration(port.name, try portType(port, "make"), doc: port.doc ?? ""))
+        }
+        if access == .global {
+            guard !outputs.isEmpty, outputs.count <= Int(TESSERA_MAX_INPUTS) else {
+                throw CatalogError("\(op): a global plugin node makes 1 to \(TESSERA_MAX_INPUTS) outputs")
+            }
+        } else {
+            guard outputs.count == 1, outputs[0].type == .image else {
+                throw CatalogError(
+                    "\(op): a plugin node with access '\(access.rawValue)' makes exactly one image output")
+            }
         }
         var parameters: [ParameterDeclaration] = []
         var parameterFields: [String: any ParameterField] = [:]
@@ -127,10 +158,9 @@ enum PluginCatalog {
             parameters.append(declaration)
             parameterFields[parameter.name] = field
         }
+        let declaredOutputs = outputs
         let info = NodeInfo(
-            op: op, summary: entry.summary, access: access,
-            outputs: [OutputDeclaration(outputs[0].name, .image, doc: outputs[0].doc ?? "")],
-            example: entry.example ?? "")
+            op: op, summary: entry.summary, access: access, outputs: declaredOutputs, example: entry.example ?? "")
         let declared = (inputs: inputs, parameters: parameters)
         return try NodeDeclaration(
             info: info, inputs: inputs, parameters: parameters, parameterFields: parameterFields,
@@ -140,8 +170,8 @@ enum PluginCatalog {
                     throw NodeConfigurationError("\(op) was declared by a catalog read without its plugin library")
                 }
                 return PluginNode(
-                    plugin: plugin, op: op, parameters: declared.parameters, inputs: declared.inputs, values: values,
-                    connected: connected)
+                    plugin: plugin, op: op, access: access, parameters: declared.parameters, inputs: declared.inputs,
+                    outputs: declaredOutputs, values: values, connected: connected)
             })
     }
 

@@ -8,39 +8,23 @@ import TesseraCore
 struct PluginNode: ConfiguredNode {
     let plugin: Plugin
     let op: String
+    let access: AccessPattern
     let parameters: [ParameterDeclaration]
     let inputs: [InputDeclaration]
+    let outputs: [OutputDeclaration]
     let values: [String: any ParameterValue]
     let connected: [String: NodeValue]
 
     func run() throws -> NodeOutputs {
-        var images: [Image?] = []
-        var infos: [tessera_image_info] = []
-        for input in inputs {
-            guard case .image(let image)? = connected[input.name] else {
-                images.append(nil)
-                infos.append(tessera_image_info(width: 0, height: 0, layout: 0, depth: 0))
-                continue
-            }
-            images.append(image)
-            infos.append(image.pluginInfo)
+        let images: [Image?] = inputs.map { input in
+            if case .image(let image)? = connected[input.name] { return image }
+            return nil
         }
-        let json = parametersJSON()
-        var instancePointer: OpaquePointer?
-        var info = tessera_instance_info()
-        var message = [CChar](repeating: 0, count: 1024)
-        let code = message.withUnsafeMutableBufferPointer { text in
-            infos.withUnsafeBufferPointer { infos in
-                plugin.table.create(
-                    op, json, infos.baseAddress, Int32(infos.count), &instancePointer, &info, text.baseAddress,
-                    text.count)
-            }
+        let (instance, info) = try create()
+        if access == .global { return try runWhole(instance, images: images) }
+        guard plugin.table.input_region != nil, plugin.table.render != nil else {
+            throw ImageError(path: plugin.path, message: "\(op): the plugin table has no input_region or render")
         }
-        guard code == TESSERA_OK, let instancePointer else {
-            throw ImageError(
-                path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "create failed"))")
-        }
-        let instance = PluginInstance(plugin: plugin, op: op, pointer: instancePointer)
         let output = info.output
         guard output.width > 0, output.height > 0, output.width <= 1 << 30, output.height <= 1 << 30,
             let layout = PixelLayout(pluginCode: output.layout)
@@ -77,6 +61,101 @@ struct PluginNode: ConfiguredNode {
                 Image(
                     width: Int(output.width), height: Int(output.height), layout: layout, depth: depth,
                     kernel: PluginKernel(instance: instance, channels: layout.channels), inputs: kernelInputs)))
+    }
+
+    /// Asks the plugin for an instance: through `create_v2` with every input port (an image's size or a
+    /// value's JSON) when the plugin has it, else through version 1's `create` with the images' sizes.
+    private func create() throws -> (PluginInstance, tessera_instance_info) {
+        let json = parametersJSON()
+        var instancePointer: OpaquePointer?
+        var info = tessera_instance_info()
+        var message = [CChar](repeating: 0, count: 1024)
+        let infos = inputs.map { input -> tessera_image_info in
+            guard case .image(let image)? = connected[input.name] else {
+                return tessera_image_info(width: 0, height: 0, layout: 0, depth: 0)
+            }
+            return image.pluginInfo
+        }
+        let code: Int32
+        if let create = plugin.table.create_v2 {
+            // The values' JSON, kept alive (strdup) until the call returns.
+            let texts: [UnsafeMutablePointer<CChar>?] = inputs.map { input in
+                connected[input.name].flatMap(ValueJSON.encode).flatMap { strdup($0) }
+            }
+            defer { texts.forEach { free($0) } }
+            let ports = zip(infos, texts).map { info, text in
+                tessera_port(image: info, value_json: text.map { UnsafePointer($0) })
+            }
+            code = message.withUnsafeMutableBufferPointer { text in
+                ports.withUnsafeBufferPointer { ports in
+                    create(
+                        op, json, ports.baseAddress, Int32(ports.count), &instancePointer, &info, text.baseAddress,
+                        text.count)
+                }
+            }
+        } else if let create = plugin.table.create {
+            code = message.withUnsafeMutableBufferPointer { text in
+                infos.withUnsafeBufferPointer { infos in
+                    create(
+                        op, json, infos.baseAddress, Int32(infos.count), &instancePointer, &info, text.baseAddress,
+                        text.count)
+                }
+            }
+        } else {
+            code = TESSERA_ERROR_UNKNOWN_NODE
+        }
+        guard code == TESSERA_OK, let instancePointer else {
+            throw ImageError(
+                path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "create failed"))")
+        }
+        return (PluginInstance(plugin: plugin, op: op, pointer: instancePointer), info)
+    }
+
+    /// A global node: its input images rendered whole, handed to the plugin's `run` once, and every
+    /// output it gives back checked against its declaration before the graph sees it.
+    private func runWhole(_ instance: PluginInstance, images: [Image?]) throws -> NodeOutputs {
+        guard let run = plugin.table.run else {
+            throw ImageError(
+                path: plugin.path, message: "\(op): the plugin table has no run function for a global node")
+        }
+        let whole = try images.map { try $0?.pixels() }
+        let collector = PluginOutputs(outputs)
+        var message = [CChar](repeating: 0, count: 1024)
+        var sink = tessera_outputs(
+            results: OpaquePointer(Unmanaged.passUnretained(collector).toOpaque()),
+            set_value: { results, output, json in
+                guard let results, let json else { return TESSERA_ERROR_INPUTS }
+                return PluginOutputs.from(results).setValue(Int(output), json: String(cString: json))
+            },
+            set_image: { results, output, image, layout, depth in
+                guard let results, let image else { return TESSERA_ERROR_INPUTS }
+                return PluginOutputs.from(results).setImage(Int(output), image.pointee, layout: layout, depth: depth)
+            })
+        let empty = PixelBuffer(region: .empty, channels: 1)
+        let code = try PluginKernel.withBuffers(whole.map { $0 ?? empty }) { buffers in
+            // A value port's (or an unconnected port's) buffer is empty: no channels, no samples.
+            var described = Array(buffers)
+            for (index, image) in whole.enumerated() where image == nil {
+                described[index] = tessera_buffer(region: tessera_rect(), channels: 0, samples: nil)
+            }
+            return message.withUnsafeMutableBufferPointer { text in
+                described.withUnsafeBufferPointer { described in
+                    run(
+                        instance.pointer, described.baseAddress, Int32(described.count), &sink, text.baseAddress,
+                        text.count)
+                }
+            }
+        }
+        withExtendedLifetime(collector) {}
+        guard code == TESSERA_OK else {
+            throw ImageError(
+                path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "run failed"))")
+        }
+        do {
+            return NodeOutputs(try collector.values())
+        } catch {
+            throw ImageError(path: plugin.path, message: "\(op): \(error)")
+        }
     }
 
     /// Every parameter by name, defaults filled in, paths resolved, as the plugin's `create` reads them.
@@ -201,5 +280,79 @@ struct PluginKernel: ImageKernel {
             }
         }
         return try nest(0)
+    }
+}
+
+/// What a global plugin node's `run` gave back, port by port, until the host checks it all.
+final class PluginOutputs {
+    let declared: [OutputDeclaration]
+    private var given: [Int: NodeValue] = [:]
+    private var texts: [Int: String] = [:]
+    /// The first mistake in a call (a wrong port, a bad image), reported after `run`.
+    private var mistake: String?
+
+    init(_ declared: [OutputDeclaration]) { self.declared = declared }
+
+    static func from(_ pointer: OpaquePointer) -> PluginOutputs {
+        Unmanaged<PluginOutputs>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    private func fail(_ text: String) -> Int32 {
+        mistake = mistake ?? text
+        return TESSERA_ERROR_INPUTS
+    }
+
+    func setValue(_ port: Int, json: String) -> Int32 {
+        guard declared.indices.contains(port), declared[port].type != .image else {
+            return fail("set_value for output \(port), which is not a value output")
+        }
+        texts[port] = json
+        return TESSERA_OK
+    }
+
+    func setImage(_ port: Int, _ image: tessera_buffer, layout code: Int32, depth: Int32) -> Int32 {
+        guard declared.indices.contains(port), declared[port].type == .image else {
+            return fail("set_image for output \(port), which is not an image output")
+        }
+        let name = declared[port].name
+        guard let layout = PixelLayout(pluginCode: code) else {
+            return fail("output '\(name)': layout \(code) is not one of TESSERA_LAYOUT_*")
+        }
+        let region = image.region
+        guard region.x == 0, region.y == 0, region.width > 0, region.height > 0, region.width <= 1 << 30,
+            region.height <= 1 << 30, region.width * region.height <= PluginKernel.regionLimit,
+            Int(image.channels) == layout.channels, let samples = image.samples
+        else {
+            return fail(
+                "output '\(name)': an image of \(region.width)x\(region.height) at (\(region.x), \(region.y)) with "
+                    + "\(image.channels) channels for layout \(code), which cannot be taken")
+        }
+        let count = Int(region.width * region.height) * layout.channels
+        let buffer = PixelBuffer(
+            region: Rect(region), channels: layout.channels,
+            samples: Array(UnsafeBufferPointer(start: samples, count: count)))
+        given[port] = .image(Image(buffer: buffer, layout: layout, depth: SampleDepth(pluginBits: depth)))
+        return TESSERA_OK
+    }
+
+    /// Every declared output by name, values parsed and checked against their declared kind.
+    func values() throws -> [String: NodeValue] {
+        if let mistake { throw NodeConfigurationError(mistake) }
+        var result: [String: NodeValue] = [:]
+        for (port, output) in declared.enumerated() {
+            if let image = given[port] {
+                result[output.name] = image
+            } else if let text = texts[port] {
+                do {
+                    result[output.name] = try ValueJSON.parse(text, as: output.type)
+                } catch {
+                    throw NodeConfigurationError(
+                        "output '\(output.name)' is not valid \(output.type.rawValue): \(error)")
+                }
+            } else {
+                throw NodeConfigurationError("the plugin gave no output '\(output.name)'")
+            }
+        }
+        return result
     }
 }
