@@ -71,22 +71,28 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
                 },
                 destroy: { instance in
                     guard let instance else { return }
-                    Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(instance)).release()
+                    // A kernel node's Instance or a global node's GlobalInstance.
+                    Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(instance)).release()
                 },
-                // Version 2's value ports and global nodes are not exported from Swift yet.
-                create_v2: nil, run: nil))
+                create_v2: { op, parameters, ports, portCount, instance, info, message, capacity in
+                    Exported.create(
+                        op: op, parameters: parameters, ports: ports, portCount: portCount, instance: instance,
+                        info: info, message: Message(text: message, capacity: capacity))
+                },
+                run: { instance, images, imageCount, outputs, message, capacity in
+                    Exported.run(
+                        instance: instance, images: images, imageCount: imageCount, outputs: outputs,
+                        message: Message(text: message, capacity: capacity))
+                }))
     }
 
-    static func create(
-        op: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?, inputs: UnsafePointer<tessera_image_info>?,
-        inputCount: Int32, instance: UnsafeMutablePointer<OpaquePointer?>?,
-        info: UnsafeMutablePointer<tessera_instance_info>?, message: Message
-    ) -> Int32 {
-        guard let op, let parameters, let instance, let info,
-            let declaration = current?.catalog?.declaration(
-                op: String(cString: op))
-        else { return message.say("this plugin has no such node", code: TESSERA_ERROR_UNKNOWN_NODE) }
-        // Parameters: read and checked by the same declarations as in the host.
+    /// The node `op` and its parameters, read and checked by the same declarations as in the host.
+    static func configure(op: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?) throws(Failure) -> (
+        NodeDeclaration, [String: any ParameterValue]
+    ) {
+        guard let op, let parameters, let declaration = current?.catalog?.declaration(op: String(cString: op)) else {
+            throw Failure("this plugin has no such node", code: TESSERA_ERROR_UNKNOWN_NODE)
+        }
         var values: [String: any ParameterValue] = [:]
         do {
             let given = try JSONDecoder().decode(
@@ -96,22 +102,97 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
                     literal.literal, parameter: name, context: ParameterContext(baseFolder: ""))
             }
         } catch let problem as ParameterProblem {
-            return message.say(problem.message, code: TESSERA_ERROR_PARAMETERS)
+            throw Failure(problem.message, code: TESSERA_ERROR_PARAMETERS)
         } catch {
-            return message.say("the parameters are not valid JSON: \(error)", code: TESSERA_ERROR_PARAMETERS)
+            throw Failure("the parameters are not valid JSON: \(error)", code: TESSERA_ERROR_PARAMETERS)
         }
-        // Inputs: stand-ins with the host's sizes, which the node's kernel names as its inputs.
-        var connected: [String: NodeValue] = [:]
-        for (index, input) in declaration.inputs.enumerated() where index < Int(inputCount) {
-            guard let described = inputs?[index], described.width > 0, described.height > 0,
-                let layout = PixelLayout(pluginCode: described.layout)
-            else { continue }
-            connected[input.name] = .image(
-                Image(
-                    width: Int(described.width), height: Int(described.height), layout: layout,
-                    depth: SampleDepth(pluginBits: described.depth),
-                    source: HostImage(port: index)))
+        return (declaration, values)
+    }
+
+    /// An input image of the host as the node sees it when configured: its size, pixels that only the
+    /// host renders (``HostImage``).
+    static func standIn(_ described: tessera_image_info, port: Int) -> NodeValue? {
+        guard described.width > 0, described.height > 0, let layout = PixelLayout(pluginCode: described.layout) else {
+            return nil
         }
+        return .image(
+            Image(
+                width: Int(described.width), height: Int(described.height), layout: layout,
+                depth: SampleDepth(pluginBits: described.depth), source: HostImage(port: port)))
+    }
+
+    /// Version 1: a kernel node from its parameters and its input images' sizes.
+    static func create(
+        op: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?, inputs: UnsafePointer<tessera_image_info>?,
+        inputCount: Int32, instance: UnsafeMutablePointer<OpaquePointer?>?,
+        info: UnsafeMutablePointer<tessera_instance_info>?, message: Message
+    ) -> Int32 {
+        do throws(Failure) {
+            let (declaration, values) = try configure(op: op, parameters: parameters)
+            var connected: [String: NodeValue] = [:]
+            for (index, input) in declaration.inputs.enumerated() where index < Int(inputCount) {
+                if let inputs, let image = standIn(inputs[index], port: index) { connected[input.name] = image }
+            }
+            return try kernelInstance(declaration, values, connected, instance: instance, info: info)
+        } catch {
+            return message.say(error.message, code: error.code)
+        }
+    }
+
+    /// Version 2: any node, its value inputs decoded from the host's JSON. A kernel node is made as in
+    /// version 1; a global node is checked now and run whole by ``run(instance:images:imageCount:outputs:message:)``.
+    static func create(
+        op: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?, ports: UnsafePointer<tessera_port>?,
+        portCount: Int32, instance: UnsafeMutablePointer<OpaquePointer?>?,
+        info: UnsafeMutablePointer<tessera_instance_info>?, message: Message
+    ) -> Int32 {
+        do throws(Failure) {
+            let (declaration, values) = try configure(op: op, parameters: parameters)
+            var connected: [String: NodeValue] = [:]
+            var images: [Int: tessera_image_info] = [:]
+            for (index, input) in declaration.inputs.enumerated() where index < Int(portCount) {
+                guard let port = ports?[index] else { continue }
+                if input.type == .image {
+                    guard let image = standIn(port.image, port: index) else { continue }
+                    connected[input.name] = image
+                    images[index] = port.image
+                } else if let json = port.value_json {
+                    do throws(ValueJSON.ParseError) {
+                        connected[input.name] = try ValueJSON.parse(String(cString: json), as: input.type)
+                    } catch {
+                        throw Failure("\(input.name): \(error)", code: TESSERA_ERROR_INPUTS)
+                    }
+                }
+            }
+            guard declaration.access == .global else {
+                return try kernelInstance(declaration, values, connected, instance: instance, info: info)
+            }
+            guard let instance, let info else { throw Failure("no instance or info", code: TESSERA_ERROR_RENDER) }
+            let made = GlobalInstance(declaration: declaration, values: values, connected: connected, images: images)
+            do {
+                let node = try declaration.instantiate(parameters: values, inputs: connected)
+                let context = ValidationContext(
+                    inputTypes: connected.mapValues(\.type), setParameters: Set(values.keys))
+                if let problem = node.validate(in: context).first { throw problem }
+            } catch let problem as NodeProblem {
+                throw Failure("\(problem.parameter): \(problem.message)", code: TESSERA_ERROR_PARAMETERS)
+            } catch {
+                throw Failure("\(error)", code: TESSERA_ERROR_INPUTS)
+            }
+            info.pointee = tessera_instance_info()
+            instance.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
+            return TESSERA_OK
+        } catch {
+            return message.say(error.message, code: error.code)
+        }
+    }
+
+    /// Runs a kernel node with stand-ins for its images, and hands the host the kernel it returned.
+    static func kernelInstance(
+        _ declaration: NodeDeclaration, _ values: [String: any ParameterValue], _ connected: [String: NodeValue],
+        instance: UnsafeMutablePointer<OpaquePointer?>?, info: UnsafeMutablePointer<tessera_instance_info>?
+    ) throws(Failure) -> Int32 {
+        guard let instance, let info else { throw Failure("no instance or info", code: TESSERA_ERROR_RENDER) }
         let made: Instance
         let output: Image
         do {
@@ -119,14 +200,16 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
             let context = ValidationContext(inputTypes: connected.mapValues(\.type), setParameters: Set(values.keys))
             if let problem = node.validate(in: context).first { throw problem }
             guard case .image(let image)? = try node.run().values.first?.value else {
-                return message.say("the node made no image", code: TESSERA_ERROR_RENDER)
+                throw Failure("the node made no image", code: TESSERA_ERROR_RENDER)
             }
             output = image
             made = try Instance(image)
+        } catch let failure as Failure {
+            throw failure
         } catch let problem as NodeProblem {
-            return message.say("\(problem.parameter): \(problem.message)", code: TESSERA_ERROR_PARAMETERS)
+            throw Failure("\(problem.parameter): \(problem.message)", code: TESSERA_ERROR_PARAMETERS)
         } catch {
-            return message.say("\(error)", code: TESSERA_ERROR_INPUTS)
+            throw Failure("\(error)", code: TESSERA_ERROR_INPUTS)
         }
         var described = tessera_instance_info()
         described.output = tessera_image_info(
@@ -145,6 +228,67 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
         }
         info.pointee = described
         instance.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
+        return TESSERA_OK
+    }
+
+    /// A global node's work: its images made from the host's whole buffers, the node run as in the host,
+    /// and each output handed back, images whole and values as JSON.
+    static func run(
+        instance: OpaquePointer?, images: UnsafePointer<tessera_buffer>?, imageCount: Int32,
+        outputs: UnsafePointer<tessera_outputs>?, message: Message
+    ) -> Int32 {
+        guard let instance, let outputs,
+            let global = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(instance)).takeUnretainedValue()
+                as? GlobalInstance
+        else { return message.say("not a global node's instance", code: TESSERA_ERROR_RENDER) }
+        let declaration = global.declaration
+        var connected = global.connected
+        for (index, described) in global.images {
+            guard index < Int(imageCount), let buffer = images?[index], let pixels = PixelBuffer(buffer),
+                let layout = PixelLayout(pluginCode: described.layout), pixels.channels == layout.channels,
+                pixels.region == Rect(width: Int(described.width), height: Int(described.height))
+            else {
+                return message.say(
+                    "input image \(index) is not the whole image create_v2 was told of", code: TESSERA_ERROR_INPUTS)
+            }
+            connected[declaration.inputs[index].name] = .image(
+                Image(buffer: pixels, layout: layout, depth: SampleDepth(pluginBits: described.depth)))
+        }
+        let produced: [String: NodeValue]
+        do {
+            produced = try declaration.instantiate(parameters: global.values, inputs: connected).run().values
+        } catch {
+            return message.say("\(error)", code: TESSERA_ERROR_RENDER)
+        }
+        let sink = outputs.pointee
+        for (index, output) in declaration.outputs.enumerated() {
+            guard let value = produced[output.name] ?? (index == 0 ? produced[""] : nil) else {
+                return message.say("the node made no output '\(output.name)'", code: TESSERA_ERROR_RENDER)
+            }
+            let code: Int32
+            if case .image(let image) = value {
+                let pixels: PixelBuffer
+                do {
+                    pixels = try image.pixels()
+                } catch {
+                    return message.say("\(error)", code: TESSERA_ERROR_RENDER)
+                }
+                code = pixels.samples.withUnsafeBufferPointer { samples in
+                    var buffer = tessera_buffer(
+                        region: pixels.region.pluginRect, channels: Int32(pixels.channels),
+                        samples: UnsafeMutablePointer(mutating: samples.baseAddress))
+                    return sink.set_image(
+                        sink.results, Int32(index), &buffer, image.layout.pluginCode, Int32(image.depth.bits))
+                }
+            } else if let json = ValueJSON.encode(value) {
+                code = sink.set_value(sink.results, Int32(index), json)
+            } else {
+                code = TESSERA_ERROR_RENDER
+            }
+            guard code == TESSERA_OK else {
+                return message.say("the host refused output '\(output.name)'", code: TESSERA_ERROR_RENDER)
+            }
+        }
         return TESSERA_OK
     }
 
@@ -179,6 +323,36 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
             samples.update(from: base, count: rendered.count)
         }
         return TESSERA_OK
+    }
+}
+
+/// A failure of a C function: its message and return code.
+struct Failure: Error {
+    var message: String
+    var code: Int32
+    init(_ message: String, code: Int32) {
+        self.message = message
+        self.code = code
+    }
+}
+
+/// A global node, configured: run whole by `run`, its images then made from the host's buffers.
+final class GlobalInstance: @unchecked Sendable {  // never changes after create_v2
+    let declaration: NodeDeclaration
+    let values: [String: any ParameterValue]
+    /// Value inputs, and stand-ins for the images until `run`.
+    let connected: [String: NodeValue]
+    /// Each image input's port and what create_v2 was told of it.
+    let images: [Int: tessera_image_info]
+
+    init(
+        declaration: NodeDeclaration, values: [String: any ParameterValue], connected: [String: NodeValue],
+        images: [Int: tessera_image_info]
+    ) {
+        self.declaration = declaration
+        self.values = values
+        self.connected = connected
+        self.images = images
     }
 }
 

@@ -62,7 +62,8 @@ import TesseraNodes
         #expect(vignette.parameter(named: "falloff")?.defaultValue == .string("smooth"))
         #expect(vignette.parameter(named: "radius")?.defaultValue == .number(0.5))
         // The examples the plugins declare validate, as every built-in's does.
-        for declaration in [sobel, vignette] {
+        let brightest = try #require(catalog.declaration(op: "brightestWindow"))
+        for declaration in [sobel, vignette, brightest] {
             let graph =
                 "version: 1\nnodes:\n"
                 + declaration.info.example.split(separator: "\n").map { "  " + $0 }
@@ -97,6 +98,39 @@ import TesseraNodes
         let expected = Self.vignette(try image.pixels(), strength: 0.8, radius: 0.25, smooth: falloff == "smooth")
         let worst = zip(got.samples, expected.samples).map { abs($0 - $1) }.max() ?? 1
         #expect(got.region == expected.region && worst < 1e-5, "largest difference \(worst)")
+    }
+
+    /// A Swift plugin's global node (ABI version 2) with value outputs: through the shared verifier, and
+    /// against a brute-force search written here (every window summed pixel by pixel).
+    @Test func brightestWindowPassesTheVerifierAndMatchesABruteForceSearch() throws {
+        let declaration = try #require(try Self.catalog().declaration(op: "brightestWindow"))
+        #expect(declaration.access == .global && declaration.outputs.map(\.type) == [.boxes, .number, .image])
+        let image = TestImages.rgba(width: 41, height: 29)
+        let outputs = try NodeVerifier().verify(declaration, parameters: ["size": 9], inputs: ["input": .image(image)])
+        let pixels = try image.pixels()
+        func luma(_ x: Int, _ y: Int) -> Double {
+            let p = (y * 41 + x) * 4
+            return 0.2126 * Double(pixels.samples[p]) + 0.7152 * Double(pixels.samples[p + 1]) + 0.0722
+                * Double(pixels.samples[p + 2])
+        }
+        var best = (sum: -Double.infinity, x: 0, y: 0)
+        for y in 0...(29 - 9) {
+            for x in 0...(41 - 9) {
+                var sum = 0.0
+                for v in y..<(y + 9) { for u in x..<(x + 9) { sum += luma(u, v) } }
+                if sum > best.sum + 1e-9 { best = (sum, x, y) }
+            }
+        }
+        guard case .boxes(let boxes)? = outputs["box"], case .number(let mean)? = outputs["mean"] else {
+            Issue.record("outputs: \(outputs.keys.sorted())")
+            return
+        }
+        #expect(boxes.map { [$0.x, $0.y, $0.width, $0.height] } == [[Double(best.x), Double(best.y), 9, 9]])
+        #expect(abs((boxes.first?.confidence ?? 0) - best.sum / 81) < 1e-3)
+        let all = (0..<29).flatMap { y in (0..<41).map { x in luma(x, y) } }
+        #expect(abs(mean - all.reduce(0, +) / Double(all.count)) < 1e-9)
+        let mask = try #require(outputs["mask"]).image().pixels()
+        #expect(mask.samples.reduce(0, +) == 81 && mask.samples[best.y * 41 + best.x] == 1)
     }
 
     /// Each plugin's graph, its output moved to a temporary folder, at three thread counts and tile

@@ -71,4 +71,4 @@ struct VignetteKernel: ImageKernel {
 
 /// The plugin's entry point: the one line that exports its nodes.
 @_cdecl("tessera_plugin_entry")
-public func entry() -> UnsafeRawPointer { TesseraPluginSDK.export([Vignette.self]) }
+public func entry() -> UnsafeRawPointer { TesseraPluginSDK.export([Vignette.self, BrightestWindow.self]) }
