@@ -49,7 +49,7 @@ import TesseraIO
                 for x in 0..<width {
                     let red = photo.samples[(y * width + x) * 4]
                     total += Double(red)
-                    guard red >= 0.9 else { continue }
+                    guard Double(red) >= 0.9 else { continue }
                     (found, x0, y0, x1, y1) = (found + 1, min(x0, x), min(y0, y), max(x1, x), max(y1, y))
                 }
             }
@@ -71,7 +71,7 @@ import TesseraIO
             let inside = try ImageFile.load(path: out.appendingPathComponent("boxmask.png").path).1.pixels()
             for y in 0..<height {
                 for x in 0..<width {
-                    let bright: Float = photo.samples[(y * width + x) * 4] >= 0.9 ? 1 : 0
+                    let bright: Float = Double(photo.samples[(y * width + x) * 4]) >= 0.9 ? 1 : 0
                     let boxed: Float = (x0...x1).contains(x) && (y0...y1).contains(y) ? 1 : 0
                     if mask.samples[y * width + x] != bright || inside.samples[y * width + x] != boxed {
                         Issue.record(

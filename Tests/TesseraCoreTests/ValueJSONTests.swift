@@ -44,7 +44,10 @@ import Testing
             #expect(back == number)
         }
         guard case .number(let nan) = try ValueJSON.parse(try #require(ValueJSON.encode(.number(.nan))), as: .number)
-        else { return }
+        else {
+            Issue.record("not a number")
+            return
+        }
         #expect(nan.isNaN)
     }
 
@@ -96,6 +99,33 @@ import Testing
         ),
     ])
     func badValuesAreRefusedByPlace(_ text: String, _ type: PortType, _ message: String) {
+        #expect {
+            _ = try ValueJSON.parse(text, as: type)
+        } throws: { error in
+            "\(error)".hasPrefix(message)
+        }
+    }
+
+    @Test(arguments: [
+        (
+            #"{"kind": "boxes", "boxes": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1.5}]}"#,
+            PortType.boxes,
+            "boxes[0].confidence is 1.5, above 1"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 1073741824, "imageHeight": 1073741824, "tracedWidth": 4, "tracedHeight": 4, "contours": []}"#,
+            .contours, "the image is 1073741824x1073741824, more than 4294967296 pixels"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": -1, "children": [], "isHole": false, "points": []}, {"parent": 0, "children": [], "isHole": true, "points": []}]}"#,
+            .contours, "contours[0].children is [], but the contours whose parent it is are [1]"
+        ),
+        (
+            #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": 1, "children": [1], "isHole": false, "points": []}, {"parent": 0, "children": [0], "isHole": true, "points": []}]}"#,
+            .contours, "contours[0]'s parents form a cycle"
+        ),
+    ])
+    func inconsistentValuesAreRefused(_ text: String, _ type: PortType, _ message: String) {
         #expect {
             _ = try ValueJSON.parse(text, as: type)
         } throws: { error in

@@ -127,7 +127,8 @@ import Testing
 
     /// A writer's encoded rows (rendered and encoded by the workers into the bands) hold the same
     /// samples as the pixels of the same strips read afterwards, on every thread count and tile size.
-    @Test(arguments: [(1, 16), (2, 16), (2, 64)])
+    /// Serialized: the sink counts into one static, which cases run side by side would share.
+    @Test(.serialized, arguments: [(1, 16), (2, 16), (2, 64)])
     func encodedRowsAreThePixels(threads: Int, tileSize: Int) throws {
         let text = """
             version: 1

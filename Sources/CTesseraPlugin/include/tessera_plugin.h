@@ -7,8 +7,9 @@
  * A plugin exports one symbol, `tessera_plugin_entry`, returning a pointer to a `tessera_plugin` that
  * stays valid while the library is loaded. The host reads `abi_version` first (as GEGL checks a module's
  * ABI version before anything else) and reads the table as that version laid it out: this host reads
- * versions 1 and 2. Version 2 only adds fields at the end (`create_v2`, `run`), so a plugin built
- * against this header that leaves them NULL works as a version 1 plugin did.
+ * versions 1 and 2. Version 2 only adds fields at the end (`create_v2`, `run`): a plugin that leaves
+ * them NULL works as a version 1 plugin did, and one that must also load in hosts older than this
+ * header sets `abi_version` to 1 (its table is then read only up to `destroy`).
  *
  * The catalog is JSON, in the format of `tessera nodes --json`:
  *
@@ -28,8 +29,9 @@
  * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
  * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours" and
  * "number", which `create_v2` receives as JSON; and a node with access "global" reads its input images
- * whole, once, and may make any number of outputs, images or values (`run`), as built-in global nodes
- * (saliency, detectContours) do. A kernel node still makes exactly one output, an image.
+ * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
+ * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
+ * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run`.
  *
  * Values cross as JSON, exactly as `save` writes them to a .json file and `tessera run --json` prints
  * them; Docs/schemas/ has a JSON Schema for each kind:
@@ -41,8 +43,9 @@
  *
  * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
  * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of
- * the declared kind (every field checked: finite numbers within 2^30, indices in range, at most 2^20
- * boxes or contours and 2^24 points).
+ * the declared kind (every field checked: finite numbers within 2^30, a box's confidence in 0...1, a
+ * contour hierarchy whose children and parents agree, at most 2^20 boxes or contours, 2^24 points and
+ * 256 MiB of text).
  *
  * Trust: a plugin runs inside the host's process as trusted code, with the host's rights. The host
  * checks everything this ABI lets it check (the version, the catalog, the sizes, regions, layouts and
@@ -75,7 +78,7 @@ extern "C" {
 /* The name of the one symbol a plugin exports: `const tessera_plugin *tessera_plugin_entry(void)`. */
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
 
-/* Return codes of `create` and `render`. Anything else but TESSERA_OK is a failure too. */
+/* Return codes of `create`, `create_v2`, `render` and `run`. Anything else but TESSERA_OK is a failure too. */
 #define TESSERA_OK 0
 #define TESSERA_ERROR_PARAMETERS 1 /* a parameter value the plugin cannot use */
 #define TESSERA_ERROR_INPUTS 2     /* input images of a kind the node cannot read */
@@ -92,8 +95,9 @@ extern "C" {
 #define TESSERA_LAYOUT_RGB 2        /* held as (r, g, b, 1) */
 #define TESSERA_LAYOUT_RGBA 3
 
-/* The most inputs a plugin node's kernel may read. */
+/* The most inputs a plugin node's kernel may read, and the most outputs a global node may make. */
 #define TESSERA_MAX_INPUTS 8
+#define TESSERA_MAX_OUTPUTS 8
 
 /* A rectangle of pixels: origin top-left, x right, y down. */
 typedef struct tessera_rect {
@@ -124,12 +128,15 @@ typedef struct tessera_port {
     const char *value_json;
 } tessera_port;
 
-/* Where a global node's `run` hands its outputs back. The host copies what it is given during the call.
-   `set_value` takes output port `output` (an index into the catalog's "outputs") as JSON of the declared
-   kind; `set_image` takes an image output: `image->region` must be at (0, 0), its samples `channels`
-   (1 for TESSERA_LAYOUT_GRAY, else 4) per pixel, `depth` 8, 16 or 32 as in tessera_image_info. Each
-   returns TESSERA_OK, or TESSERA_ERROR_INPUTS for a port that is not of that kind (the host reports the
-   first such mistake after `run`). Every output must be given before `run` returns TESSERA_OK. */
+/* Where a global node's `run` hands its outputs back, valid during that call only, and called on the
+   thread that runs it. The host copies what it is given. `set_value` takes output port `output` (an
+   index into the catalog's "outputs") as JSON, which is checked against the declared kind after `run`
+   returns. `set_image` takes an image output: `image->region` at (0, 0), at most 2^30 on a side and 2^32
+   pixels, `channels` samples per pixel (1 for TESSERA_LAYOUT_GRAY, else 4), `depth` 16 or 32 as in
+   tessera_image_info (anything else counts as 8). Giving an output again replaces it. Each returns
+   TESSERA_OK, or TESSERA_ERROR_INPUTS for what the host cannot take (a port not of that kind, a bad
+   size, layout or pointer); the host reports the first such mistake when `run` returns, with its own
+   message if `run` failed. Every output must be given before `run` returns TESSERA_OK. */
 typedef struct tessera_results tessera_results;
 typedef struct tessera_outputs {
     tessera_results *results;

@@ -7,6 +7,10 @@ extension ValueJSON {
     public static let maxPoints = 1 << 24
     /// The largest coordinate or size a parsed value may give, in pixels (as the graph's own limit).
     public static let maxCoordinate = Double(1 << 30)
+    /// The most pixels a contours' image or traced grid may cover (the default output limit, 2^32).
+    public static let maxArea = 1 << 32
+    /// The longest JSON text read: checked before anything is decoded.
+    public static let maxBytes = 256 << 20
 
     /// A problem with a value's JSON: what is wrong, and where in the value (`boxes[3].width`).
     public struct ParseError: Error, CustomStringConvertible, Equatable {
@@ -21,6 +25,9 @@ extension ValueJSON {
     /// refused with one line saying where it is wrong.
     public static func parse(_ text: String, as type: PortType) throws(ParseError) -> NodeValue {
         guard type != .image else { throw ParseError(message: "an image is not a JSON value") }
+        guard text.utf8.count <= maxBytes else {
+            throw ParseError(message: "\(text.utf8.count) bytes of JSON, more than the limit of \(maxBytes)")
+        }
         let object: JSONValue
         do {
             object = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -53,10 +60,12 @@ extension ValueJSON {
                     }
                     return value
                 }
+                let confidence = try field("confidence", minimum: 0)
+                guard confidence <= 1 else { throw ParseError(message: "\(at).confidence is \(confidence), above 1") }
                 boxes.append(
                     Box(
                         x: try field("x"), y: try field("y"), width: try field("width", minimum: 0),
-                        height: try field("height", minimum: 0), confidence: try field("confidence")))
+                        height: try field("height", minimum: 0), confidence: confidence))
             }
             return .boxes(boxes)
         case .contours:
@@ -69,6 +78,10 @@ extension ValueJSON {
             }
             let (imageWidth, imageHeight) = (try size("imageWidth"), try size("imageHeight"))
             let (width, height) = (try size("tracedWidth"), try size("tracedHeight"))
+            for (name, w, h) in [("image", imageWidth, imageHeight), ("traced grid", width, height)]
+            where w * h > maxArea {
+                throw ParseError(message: "the \(name) is \(w)x\(h), more than \(maxArea) pixels")
+            }
             let items = try reader.array(root["contours"], at: "contours", limit: maxItems)
             var contours: [Contours.Contour] = []
             var pointsLeft = maxPoints
@@ -104,6 +117,25 @@ extension ValueJSON {
                             try reader.number(pair[1], at: "\(at).points[\(k)][1]")))
                 }
                 contours.append(Contours.Contour(points: points, parent: parent, children: children, isHole: isHole))
+            }
+            // The hierarchy is a forest: each contour's children are exactly the contours naming it as
+            // their parent, and no chain of parents comes back to where it started.
+            for (index, contour) in contours.enumerated() {
+                let named = contours.indices.filter { contours[$0].parent == index }
+                guard contour.children.sorted() == named else {
+                    throw ParseError(
+                        message: "contours[\(index)].children is \(contour.children), but the contours whose parent it "
+                            + "is are \(named)")
+                }
+                var current = contour.parent
+                var steps = 0
+                while current >= 0 {
+                    steps += 1
+                    guard steps <= contours.count else {
+                        throw ParseError(message: "contours[\(index)]'s parents form a cycle")
+                    }
+                    current = contours[current].parent
+                }
             }
             return .contours(
                 Contours(

@@ -18,7 +18,12 @@ public final class Plugin: @unchecked Sendable {
     /// The ABI version the plugin was built for (1 or 2).
     let abiVersion: Int
     /// The bytes of a version 1 table: the fields before `create_v2`.
-    static let version1Size = MemoryLayout<tessera_plugin>.offset(of: \tessera_plugin.create_v2) ?? 0
+    static let version1Size: Int = {
+        guard let offset = MemoryLayout<tessera_plugin>.offset(of: \tessera_plugin.create_v2) else {
+            preconditionFailure("tessera_plugin.create_v2 is a stored field of the C struct")
+        }
+        return offset
+    }()
 
     /// Loads the shared library at `path`, checks its ABI version and reads its catalog.
     ///
@@ -69,8 +74,21 @@ public final class Plugin: @unchecked Sendable {
             throw PluginError(path, "its plugin table lacks a function (create, input_region, render or destroy)")
         }
         guard let catalog = table.catalog_json else { throw PluginError(path, "its plugin table has no catalog") }
+        // Values and global nodes come through create_v2 and run: a table without create_v2 declares
+        // as version 1 did, and one with global nodes must have run.
         declarations = try PluginCatalog.declarations(
-            from: String(cString: catalog), path: path, plugin: self, version: abiVersion)
+            from: String(cString: catalog), path: path, plugin: self, version: table.create_v2 == nil ? 1 : abiVersion)
+        if table.run == nil, let global = declarations.first(where: { $0.access == .global }) {
+            throw PluginError(path, "\(global.info.op) is a global node, but its plugin table has no run function")
+        }
+        if table.input_region == nil || table.render == nil,
+            let kernel = declarations.first(where: { $0.access != .global })
+        {
+            throw PluginError(
+                path,
+                "\(kernel.info.op) is a \(kernel.access.rawValue) node, but its plugin table has no input_region or render"
+            )
+        }
     }
 
     /// Reads a plugin catalog's JSON exactly as loading a plugin does, without a library: the nodes it

@@ -140,8 +140,8 @@ enum PluginCatalog {
             outputs.append(OutputDeclaration(port.name, try portType(port, "make"), doc: port.doc ?? ""))
         }
         if access == .global {
-            guard !outputs.isEmpty, outputs.count <= Int(TESSERA_MAX_INPUTS) else {
-                throw CatalogError("\(op): a global plugin node makes 1 to \(TESSERA_MAX_INPUTS) outputs")
+            guard !outputs.isEmpty, outputs.count <= Int(TESSERA_MAX_OUTPUTS) else {
+                throw CatalogError("\(op): a global plugin node makes 1 to \(TESSERA_MAX_OUTPUTS) outputs")
             }
         } else {
             guard outputs.count == 1, outputs[0].type == .image else {

@@ -124,11 +124,13 @@ struct PluginNode: ConfiguredNode {
         var sink = tessera_outputs(
             results: OpaquePointer(Unmanaged.passUnretained(collector).toOpaque()),
             set_value: { results, output, json in
-                guard let results, let json else { return TESSERA_ERROR_INPUTS }
-                return PluginOutputs.from(results).setValue(Int(output), json: String(cString: json))
+                guard let results else { return TESSERA_ERROR_INPUTS }
+                guard let json else { return PluginOutputs.from(results).fail("set_value with no JSON") }
+                return PluginOutputs.from(results).setValue(Int(output), json: json)
             },
             set_image: { results, output, image, layout, depth in
-                guard let results, let image else { return TESSERA_ERROR_INPUTS }
+                guard let results else { return TESSERA_ERROR_INPUTS }
+                guard let image else { return PluginOutputs.from(results).fail("set_image with no image") }
                 return PluginOutputs.from(results).setImage(Int(output), image.pointee, layout: layout, depth: depth)
             })
         let empty = PixelBuffer(region: .empty, channels: 1)
@@ -148,8 +150,10 @@ struct PluginNode: ConfiguredNode {
         }
         withExtendedLifetime(collector) {}
         guard code == TESSERA_OK else {
+            // The host's own reason, when it refused something the plugin gave, says more than the plugin's.
+            let reason = collector.mistake.map { " (the host refused: \($0))" } ?? ""
             throw ImageError(
-                path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "run failed"))")
+                path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "run failed"))\(reason)")
         }
         do {
             return NodeOutputs(try collector.values())
@@ -289,7 +293,9 @@ final class PluginOutputs {
     private var given: [Int: NodeValue] = [:]
     private var texts: [Int: String] = [:]
     /// The first mistake in a call (a wrong port, a bad image), reported after `run`.
-    private var mistake: String?
+    private(set) var mistake: String?
+    /// The most pixels an image output may have (the default output limit).
+    static let maxPixels: Int64 = 1 << 32
 
     init(_ declared: [OutputDeclaration]) { self.declared = declared }
 
@@ -297,16 +303,21 @@ final class PluginOutputs {
         Unmanaged<PluginOutputs>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }
 
-    private func fail(_ text: String) -> Int32 {
+    func fail(_ text: String) -> Int32 {
         mistake = mistake ?? text
         return TESSERA_ERROR_INPUTS
     }
 
-    func setValue(_ port: Int, json: String) -> Int32 {
+    func setValue(_ port: Int, json: UnsafePointer<CChar>) -> Int32 {
         guard declared.indices.contains(port), declared[port].type != .image else {
             return fail("set_value for output \(port), which is not a value output")
         }
-        texts[port] = json
+        // Measured before it is copied: a runaway value is refused, not held.
+        let length = strnlen(json, ValueJSON.maxBytes + 1)
+        guard length <= ValueJSON.maxBytes else {
+            return fail("output '\(declared[port].name)': more than \(ValueJSON.maxBytes) bytes of JSON")
+        }
+        texts[port] = String(cString: json)
         return TESSERA_OK
     }
 
@@ -320,7 +331,7 @@ final class PluginOutputs {
         }
         let region = image.region
         guard region.x == 0, region.y == 0, region.width > 0, region.height > 0, region.width <= 1 << 30,
-            region.height <= 1 << 30, region.width * region.height <= PluginKernel.regionLimit,
+            region.height <= 1 << 30, region.width * region.height <= Self.maxPixels,
             Int(image.channels) == layout.channels, let samples = image.samples
         else {
             return fail(

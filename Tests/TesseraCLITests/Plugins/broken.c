@@ -1,6 +1,6 @@
 /*
  * Plugins that go wrong in one way each, for the command-line tests. Built with cc and one of:
- *   -DABI_VERSION=N  claims another ABI version
+ *   -DABI_VERSION=N  claims another ABI version (1: a table as version 1 laid it out, and no longer)
  *   -DNO_ENTRY       exports no entry symbol
  *   -DOP='"crop"'    names its node after another (a built-in)
  *   -DFAIL_RENDER    fails every render
@@ -111,9 +111,30 @@ static int32_t render(const tessera_instance *instance, tessera_buffer *output, 
 
 static void destroy(tessera_instance *instance) { (void)instance; }
 
-#ifndef NO_ENTRY
+#if !defined(NO_ENTRY) && ABI_VERSION == 1
+/* A table as version 1 laid it out, followed by pointers no host may call: a host that read version 2's
+   fields from it would call create_v2 at address 1 and crash. */
+struct version1_table {
+    uint32_t abi_version;
+    const char *catalog_json;
+    void *create, *input_region, *render, *destroy;
+    void *beyond[2];
+};
 const tessera_plugin *tessera_plugin_entry(void) {
-    static const tessera_plugin plugin = {ABI_VERSION, catalog, create, input_region, render, destroy};
+    static const struct version1_table plugin = {
+        1, catalog, (void *)create, (void *)input_region, (void *)render, (void *)destroy, {(void *)1, (void *)1}};
+    return (const tessera_plugin *)(const void *)&plugin;
+}
+#elif !defined(NO_ENTRY)
+const tessera_plugin *tessera_plugin_entry(void) {
+    static const tessera_plugin plugin = {
+        .abi_version = ABI_VERSION,
+        .catalog_json = catalog,
+        .create = create,
+        .input_region = input_region,
+        .render = render,
+        .destroy = destroy,
+    };
     return &plugin;
 }
 #endif

@@ -9,7 +9,8 @@ struct BrightestWindow: Node {
         summary: "Finds the square window of an image with the highest mean luma (a Swift plugin's global node).",
         access: .global,
         outputs: [
-            .init("box", .boxes, doc: "One box: the window, its confidence the window's mean luma (Rec. 709)."),
+            .init(
+                "box", .boxes, doc: "One box: the window, its confidence the window's mean luma (Rec. 709), in 0...1."),
             .init("mean", .number, doc: "The whole image's mean luma."),
             .init("mask", .image, doc: "Gray, 1 inside the window and 0 elsewhere."),
         ],
@@ -67,7 +68,7 @@ struct BrightestWindow: Node {
             "box": .boxes([
                 Box(
                     x: Double(best.x), y: Double(best.y), width: Double(side), height: Double(side),
-                    confidence: best.sum / area)
+                    confidence: min(max(best.sum / area, 0), 1))
             ]),
             "mean": .number(total / Double(width * height)),
             "mask": .image(Image(buffer: mask, layout: .gray, depth: .uint8)),
