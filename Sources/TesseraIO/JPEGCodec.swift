@@ -18,29 +18,22 @@ enum JPEGCodec {
         return (reader, info, ImageMetadata(info.metadata))
     }
 
-    private static func describe(_ info: tsr_jpeg_info, metadata: ImageMetadata, applied: Bool, shrink: Int)
-        -> ImageInfo
-    {
-        let orientation = metadata.orientation
-        let swaps = applied && Orientation.swapsAxes(orientation)
-        func upright(_ width: UInt32, _ height: UInt32) -> (Int, Int) {
-            swaps ? (Int(height), Int(width)) : (Int(width), Int(height))
-        }
-        let (width, height) = upright(info.output_width, info.output_height)
-        let (fullWidth, fullHeight) = upright(info.width, info.height)
+    /// The file's info at the shrunk size, turned upright as ``ImageInfo/upright(_:)`` does for every format.
+    private static func describe(_ info: tsr_jpeg_info, metadata: ImageMetadata, options: DecodeOptions) -> ImageInfo {
         var details = [info.progressive != 0 ? "progressive" : "baseline"]
-        if shrink > 1 { details.append("decoded at 1/\(shrink) by DCT scaling") }
-        return ImageInfo(
-            format: .jpeg, width: width, height: height, fullWidth: fullWidth, fullHeight: fullHeight,
-            shrink: shrink, layout: info.channels == 1 ? .gray : .rgb, bitsPerSample: 8, isFloat: false,
-            orientation: orientation, orientationApplied: applied && orientation != 1, details: details,
-            metadata: applied && orientation != 1 ? metadata.upright() : metadata)
+        if options.shrink > 1 { details.append("decoded at 1/\(options.shrink) by DCT scaling") }
+        let stored = ImageInfo(
+            format: .jpeg, width: Int(info.output_width), height: Int(info.output_height), fullWidth: Int(info.width),
+            fullHeight: Int(info.height), shrink: options.shrink, layout: info.channels == 1 ? .gray : .rgb,
+            bitsPerSample: 8, isFloat: false, orientation: metadata.orientation, orientationApplied: false,
+            details: details, metadata: metadata)
+        return stored.upright(options)
     }
 
     static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
         let (reader, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(reader)
-        let info = describe(header, metadata: metadata, applied: options.appliesOrientation, shrink: options.shrink)
+        let info = describe(header, metadata: metadata, options: options)
         try check(header, info: info, turned: info.orientationApplied, path: path, options: options)
         return info
     }
@@ -82,7 +75,7 @@ enum JPEGCodec {
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
         let (probe, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
         tsr_jpeg_close(probe)
-        let info = describe(header, metadata: metadata, applied: options.appliesOrientation, shrink: options.shrink)
+        let info = describe(header, metadata: metadata, options: options)
         let turn = info.orientationApplied ? info.orientation : 1
         try check(header, info: info, turned: turn != 1, path: path, options: options)
         let maxMemory = options.maxMemory
