@@ -49,6 +49,35 @@ import Testing
             return
         }
         #expect(nan.isNaN)
+
+        let mesh = (0..<Face.meshPoints).map { (index: Int) -> SIMD3<Double> in
+            let (row, column) = index.quotientAndRemainder(dividingBy: 40)
+            return SIMD3(Double(column), Double(row) + 0.5, -Double(index) / 8)
+        }
+        let faces = [
+            Face(
+                box: Box(x: 10, y: 20.5, width: 30, height: 31, confidence: 0.75), roll: -12.5, yaw: 30, pitch: 4.25,
+                captureQuality: 0.625, keypoints: (0..<6).map { SIMD2(Double($0), 2) }, landmarks: mesh),
+            Face(box: Box(x: 0, y: 0, width: 1, height: 1), keypoints: Array(repeating: SIMD2(0.5, 0.5), count: 6)),
+        ]
+        let written = try #require(ValueJSON.encode(.faces(faces)))
+        guard case .faces(let facesBack) = try ValueJSON.parse(written, as: .faces) else {
+            Issue.record("not faces")
+            return
+        }
+        #expect(facesBack == faces)
+        // The regions are written from the mesh: the left pupil is the middle of the left eye's outline.
+        let eye = Face.regions.first { $0.name == "leftEye" }!.indices
+        let pupil = eye.map { SIMD2(mesh[$0].x, mesh[$0].y) }.reduce(SIMD2<Double>(), +) / Double(eye.count)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+        let first = try #require((object["faces"] as? [[String: Any]])?.first)
+        let regions = try #require(first["regions"] as? [String: [[Double]]])
+        #expect(Set(regions.keys).count == 12)
+        let written2 = try #require(regions["leftPupil"]?.first)
+        #expect(abs(written2[0] - pupil.x) < 1e-3 && abs(written2[1] - pupil.y) < 1e-3)
+        // Faces given where boxes are taken become their boxes.
+        #expect([Box].from(.faces(faces)) == faces.map { $0.box })
     }
 
     @Test(arguments: [
@@ -112,6 +141,22 @@ import Testing
         (
             #"{"kind": "contours", "imageWidth": 4, "imageHeight": 4, "tracedWidth": 4, "tracedHeight": 4, "contours": [{"parent": 1, "children": [1], "isHole": false, "points": []}, {"parent": 0, "children": [0], "isHole": true, "points": []}]}"#,
             .contours, "contours[0]'s parents form a cycle"
+        ),
+        (
+            #"{"kind": "faces", "faces": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1}]}"#, .faces,
+            "faces[0].roll is missing"
+        ),
+        (
+            #"{"kind": "faces", "faces": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "roll": 200, "yaw": 0, "pitch": 0, "captureQuality": 0}]}"#,
+            .faces, "faces[0].roll is 200.0, out of range"
+        ),
+        (
+            #"{"kind": "faces", "faces": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "roll": 0, "yaw": 0, "pitch": 0, "captureQuality": 1, "keypoints": {"rightEye": [0, 0]}}]}"#,
+            .faces, "faces[0].keypoints.leftEye is missing or not a list"
+        ),
+        (
+            #"{"kind": "faces", "faces": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "roll": 0, "yaw": 0, "pitch": 0, "captureQuality": 1, "keypoints": {"rightEye": [0, 0], "leftEye": [0, 0], "noseTip": [0, 0], "mouth": [0, 0], "rightEar": [0, 0], "leftEar": [0, 0]}, "landmarks": [[0, 0, 0]]}]}"#,
+            .faces, "faces[0].landmarks holds 1 points, not 468"
         ),
     ])
     func badValuesAreRefusedByPlace(_ text: String, _ type: PortType, _ message: String) {

@@ -27,8 +27,9 @@
  *
  * Ports. In version 1 a plugin node reads images and makes one image (access point, area, geometry or
  * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
- * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours" and
- * "number", which `create_v2` receives as JSON; and a node with access "global" reads its input images
+ * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours",
+ * "number" and "faces", which `create_v2` receives as JSON (faces given to a "boxes" port arrive as
+ * their boxes); and a node with access "global" reads its input images
  * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
  * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
  * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run`.
@@ -40,6 +41,13 @@
  *     {"kind": "number", "value": 0.25}                      (null for a value that is not finite)
  *     {"kind": "contours", "imageWidth": 64, "imageHeight": 48, "tracedWidth": 64, "tracedHeight": 48,
  *      "contours": [{"parent": -1, "children": [], "isHole": false, "points": [[0, 0], [5, 0], [5, 5]]}]}
+ *     {"kind": "faces", "faces": [{"x": 10, "y": 20, "width": 30, "height": 40, "confidence": 0.9,
+ *      "roll": 2.5, "yaw": -10, "pitch": 4, "captureQuality": 0.7,
+ *      "keypoints": {"rightEye": [18, 30], "leftEye": [32, 30], "noseTip": [25, 38], "mouth": [25, 48],
+ *                    "rightEar": [10, 34], "leftEar": [40, 34]},
+ *      "landmarks": [[x, y, z], ... 468 points, MediaPipe's face mesh; optional]}]}
+ *     (angles in degrees within ±180, captureQuality in 0...1; "regions", written beside landmarks,
+ *     is derived from them and not read back)
  *
  * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
  * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of

@@ -38,7 +38,7 @@ public struct OutputDeclaration: Sendable {
     }
 }
 
-/// A Swift type an input port can have: `Image`, `Contours`, `[Box]`, `Double`, or an optional of one
+/// A Swift type an input port can have: `Image`, `Contours`, `[Box]`, `[Face]`, `Double`, or an optional of one
 /// (an input that may be left unconnected).
 public protocol InputValue: Sendable {
     static var portType: PortType { get }
@@ -78,12 +78,39 @@ extension Contours: InputValue {
     }
 }
 
-extension Array: InputValue where Element == Box {
+/// What a list input holds: boxes or faces.
+public protocol InputElement: Sendable {
+    static var portType: PortType { get }
+    static var acceptedTypes: [PortType] { get }
+    static func list(from value: NodeValue?) -> [Self]?
+}
+
+/// Boxes, or faces as their boxes: a node that takes boxes (crop, drawBoxes) takes faces too.
+extension Box: InputElement {
     public static var portType: PortType { .boxes }
-    public static func from(_ value: NodeValue?) -> [Box]? {
-        if case .boxes(let boxes)? = value { return boxes }
+    public static var acceptedTypes: [PortType] { [.boxes, .faces] }
+    public static func list(from value: NodeValue?) -> [Box]? {
+        switch value {
+        case .boxes(let boxes)?: boxes
+        case .faces(let faces)?: faces.map(\.box)
+        default: nil
+        }
+    }
+}
+
+extension Face: InputElement {
+    public static var portType: PortType { .faces }
+    public static var acceptedTypes: [PortType] { [.faces] }
+    public static func list(from value: NodeValue?) -> [Face]? {
+        if case .faces(let faces)? = value { return faces }
         return nil
     }
+}
+
+extension Array: InputValue where Element: InputElement {
+    public static var portType: PortType { Element.portType }
+    public static var acceptedTypes: [PortType] { Element.acceptedTypes }
+    public static func from(_ value: NodeValue?) -> [Element]? { Element.list(from: value) }
 }
 
 extension Double: InputValue {

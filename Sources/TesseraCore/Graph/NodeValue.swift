@@ -5,6 +5,7 @@ public enum PortType: String, Sendable, CaseIterable {
     case contours
     case boxes
     case number
+    case faces
 
     /// The type with an article, for messages: "an image", "boxes".
     public var phrase: String {
@@ -13,6 +14,7 @@ public enum PortType: String, Sendable, CaseIterable {
         case .contours: "contours"
         case .boxes: "boxes"
         case .number: "a number"
+        case .faces: "faces"
         }
     }
 }
@@ -23,6 +25,7 @@ public enum NodeValue: Sendable {
     case contours(Contours)
     case boxes([Box])
     case number(Double)
+    case faces([Face])
 
     public var type: PortType {
         switch self {
@@ -30,7 +33,16 @@ public enum NodeValue: Sendable {
         case .contours: .contours
         case .boxes: .boxes
         case .number: .number
+        case .faces: .faces
         }
+    }
+
+    /// The value as a port of `type` takes it: itself, or faces as their boxes for a boxes port; nil
+    /// when the port does not take it.
+    public func converted(to type: PortType) -> NodeValue? {
+        if self.type == type { return self }
+        if type == .boxes, let boxes = [Box].from(self) { return .boxes(boxes) }
+        return nil
     }
 }
 

@@ -51,23 +51,56 @@ extension ValueJSON {
             var boxes: [Box] = []
             boxes.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                let at = "boxes[\(index)]"
-                let box = try reader.object(item, at: at)
-                func field(_ name: String, minimum: Double = -maxCoordinate) throws(ParseError) -> Double {
-                    let value = try reader.number(box[name], at: "\(at).\(name)")
-                    guard value >= minimum else {
-                        throw ParseError(message: "\(at).\(name) is \(value), below \(minimum)")
-                    }
-                    return value
-                }
-                let confidence = try field("confidence", minimum: 0)
-                guard confidence <= 1 else { throw ParseError(message: "\(at).confidence is \(confidence), above 1") }
-                boxes.append(
-                    Box(
-                        x: try field("x"), y: try field("y"), width: try field("width", minimum: 0),
-                        height: try field("height", minimum: 0), confidence: confidence))
+                boxes.append(try reader.box(try reader.object(item, at: "boxes[\(index)]"), at: "boxes[\(index)]"))
             }
             return .boxes(boxes)
+        case .faces:
+            let items = try reader.array(root["faces"], at: "faces", limit: maxItems)
+            var faces: [Face] = []
+            var pointsLeft = maxPoints
+            for (index, item) in items.enumerated() {
+                let at = "faces[\(index)]"
+                let face = try reader.object(item, at: at)
+                func angle(_ name: String) throws(ParseError) -> Double {
+                    try reader.number(face[name], at: "\(at).\(name)", limit: 180)
+                }
+                let box = try reader.box(face, at: at)
+                let (roll, yaw, pitch) = (try angle("roll"), try angle("yaw"), try angle("pitch"))
+                let quality = try reader.number(face["captureQuality"], at: "\(at).captureQuality", limit: 1)
+                guard quality >= 0 else { throw ParseError(message: "\(at).captureQuality is \(quality), below 0") }
+                let named = try reader.object(face["keypoints"], at: "\(at).keypoints")
+                var keypoints: [SIMD2<Double>] = []
+                for keypoint in Face.Keypoint.allCases {
+                    let place = "\(at).keypoints.\(keypoint.rawValue)"
+                    let pair = try reader.array(named[keypoint.rawValue], at: place, limit: 2)
+                    guard pair.count == 2 else { throw ParseError(message: "\(place) is not [x, y]") }
+                    keypoints.append(
+                        SIMD2(try reader.number(pair[0], at: place), try reader.number(pair[1], at: place)))
+                }
+                var landmarks: [SIMD3<Double>] = []
+                if face["landmarks"] != nil, face["landmarks"] != .null {
+                    let place = "\(at).landmarks"
+                    let points = try reader.array(face["landmarks"], at: place, limit: Face.meshPoints)
+                    guard points.count == Face.meshPoints, pointsLeft >= points.count else {
+                        throw ParseError(message: "\(place) holds \(points.count) points, not \(Face.meshPoints)")
+                    }
+                    pointsLeft -= points.count
+                    for (k, point) in points.enumerated() {
+                        let triple = try reader.array(point, at: "\(place)[\(k)]", limit: 3)
+                        guard triple.count == 3 else { throw ParseError(message: "\(place)[\(k)] is not [x, y, z]") }
+                        landmarks.append(
+                            SIMD3(
+                                try reader.number(triple[0], at: "\(place)[\(k)]"),
+                                try reader.number(triple[1], at: "\(place)[\(k)]"),
+                                try reader.number(triple[2], at: "\(place)[\(k)]")))
+                    }
+                }
+                faces.append(
+                    Face(
+                        box: box, roll: roll, yaw: yaw, pitch: pitch, captureQuality: quality, keypoints: keypoints,
+                        landmarks: landmarks))
+            }
+            return .faces(faces)
         case .contours:
             func size(_ name: String) throws(ParseError) -> Int {
                 let value = try reader.integer(root[name], at: name)
@@ -149,7 +182,7 @@ extension ValueJSON {
     }
 
     /// A JSON document as its kinds of value.
-    private enum JSONValue: Decodable {
+    private enum JSONValue: Decodable, Equatable {
         case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
 
         init(from decoder: any Decoder) throws {
@@ -209,6 +242,22 @@ extension ValueJSON {
                 throw ParseError(message: "\(place) is \(number), out of range")
             }
             return number
+        }
+
+        /// A box's `x`, `y`, `width`, `height` (not negative) and `confidence` (0...1) from `object`.
+        func box(_ object: [String: JSONValue], at place: String) throws(ParseError) -> Box {
+            func field(_ name: String, minimum: Double = -ValueJSON.maxCoordinate) throws(ParseError) -> Double {
+                let value = try number(object[name], at: "\(place).\(name)")
+                guard value >= minimum else {
+                    throw ParseError(message: "\(place).\(name) is \(value), below \(minimum)")
+                }
+                return value
+            }
+            let confidence = try field("confidence", minimum: 0)
+            guard confidence <= 1 else { throw ParseError(message: "\(place).confidence is \(confidence), above 1") }
+            return Box(
+                x: try field("x"), y: try field("y"), width: try field("width", minimum: 0),
+                height: try field("height", minimum: 0), confidence: confidence)
         }
 
         func integer(_ value: JSONValue?, at place: String) throws(ParseError) -> Int {

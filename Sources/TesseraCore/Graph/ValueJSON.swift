@@ -1,7 +1,8 @@
 import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
-/// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `number.schema.json`).
+/// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
+/// `number.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 public enum ValueJSON {
@@ -12,7 +13,44 @@ public enum ValueJSON {
         case .contours(let contours): json(contours)
         case .boxes(let boxes): json(boxes)
         case .number(let number): "{\"kind\": \"number\", \"value\": \(exactNumber(number))}\n"
+        case .faces(let faces): json(faces)
         }
+    }
+
+    /// `{"kind": "faces", "faces": [...]}`: each face's box (`x`, `y`, `width`, `height`, `confidence`),
+    /// `roll`, `yaw`, `pitch` in degrees, `captureQuality`, `keypoints` by name (`[x, y]`), and when the
+    /// mesh was computed `landmarks` (468 `[x, y, z]`) and the `regions` read from it by name (lists of
+    /// `[x, y]`; derived, so ignored when read back). One face a line.
+    static func json(_ faces: [Face]) -> String {
+        func point(_ p: SIMD2<Double>) -> String { "[\(number(p.x)),\(number(p.y))]" }
+        let items = faces.map { face in
+            let box = face.box
+            var fields = [
+                "\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
+                    + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))",
+                "\"roll\": \(number(face.roll)), \"yaw\": \(number(face.yaw)), \"pitch\": \(number(face.pitch)), "
+                    + "\"captureQuality\": \(number(face.captureQuality))",
+                "\"keypoints\": {"
+                    + zip(Face.Keypoint.allCases, face.keypoints).map { "\"\($0.rawValue)\": \(point($1))" }
+                    .joined(separator: ", ") + "}",
+            ]
+            if !face.landmarks.isEmpty {
+                fields.append(
+                    "\"landmarks\": ["
+                        + face.landmarks.map { "[\(number($0.x)),\(number($0.y)),\(number($0.z))]" }
+                        .joined(separator: ",") + "]")
+                fields.append(
+                    "\"regions\": {"
+                        + face.regionPoints.map {
+                            "\"\($0.name)\": [" + $0.points.map(point).joined(separator: ",") + "]"
+                        }
+                        .joined(separator: ", ") + "}")
+            }
+            return "{" + fields.joined(separator: ", ") + "}"
+        }
+        return "{\"kind\": \"faces\", \"faces\": ["
+            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
+            + "]}\n"
     }
 
     /// `{"kind": "boxes", "boxes": [...]}`: each box's `x`, `y`, `width`, `height` in pixels (origin

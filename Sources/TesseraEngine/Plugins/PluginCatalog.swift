@@ -92,7 +92,7 @@ enum PluginCatalog {
 
     /// The types a plugin's ports may have: images in version 1; values too from version 2.
     static func portTypes(version: Int) -> [PortType] {
-        version >= 2 ? [.image, .boxes, .contours, .number] : [.image]
+        version >= 2 ? [.image, .boxes, .contours, .number, .faces] : [.image]
     }
 
     static func declaration(_ entry: Entry, path: String, plugin: Plugin?, version: Int) throws(CatalogError)
@@ -126,6 +126,7 @@ enum PluginCatalog {
             case .boxes: field = optional ? Input<[Box]?>(doc: doc) : Input<[Box]>(doc: doc)
             case .contours: field = optional ? Input<Contours?>(doc: doc) : Input<Contours>(doc: doc)
             case .number: field = optional ? Input<Double?>(doc: doc) : Input<Double>(doc: doc)
+            case .faces: field = optional ? Input<[Face]?>(doc: doc) : Input<[Face]>(doc: doc)
             }
             var declaration = field.declaration
             declaration.name = port.name

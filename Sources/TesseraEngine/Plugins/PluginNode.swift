@@ -80,7 +80,8 @@ struct PluginNode: ConfiguredNode {
         if let create = plugin.table.create_v2 {
             // The values' JSON, kept alive (strdup) until the call returns.
             let texts: [UnsafeMutablePointer<CChar>?] = inputs.map { input in
-                connected[input.name].flatMap(ValueJSON.encode).flatMap { strdup($0) }
+                connected[input.name].flatMap { $0.converted(to: input.type) }.flatMap(ValueJSON.encode)
+                    .flatMap { strdup($0) }
             }
             defer { texts.forEach { free($0) } }
             let ports = zip(infos, texts).map { info, text in
