@@ -21,5 +21,6 @@ public enum BuiltinNodes {
         DetectContours.self,
         DrawContours.self,
         DrawBoxes.self,
+        Require.self,
     ]
 }
