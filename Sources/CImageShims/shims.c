@@ -175,6 +175,11 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
     png_set_option(r->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON); // keep a flawed sRGB profile as stored
     png_read_info(r->png, r->info);
     tsr_png_read_metadata(r->png, r->info, &out->metadata);
+    png_uint_32 x_ppm = 0, y_ppm = 0;
+    int unit = PNG_RESOLUTION_UNKNOWN;
+    int has_phys = png_get_pHYs(r->png, r->info, &x_ppm, &y_ppm, &unit) != 0 && unit == PNG_RESOLUTION_METER;
+    out->x_dpi = has_phys ? x_ppm * 0.0254 : 0;
+    out->y_dpi = has_phys ? y_ppm * 0.0254 : 0;
 
     png_uint_32 width = 0, height = 0;
     int depth = 0, color = 0, interlace = 0;
@@ -277,7 +282,7 @@ void tsr_png_writer_close(tsr_png_writer *w) {
 }
 
 tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                    int level, const tsr_metadata *metadata, char *err, size_t errlen) {
+                                    int level, const tsr_metadata *metadata, double dpi, char *err, size_t errlen) {
     static const int color_types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                       PNG_COLOR_TYPE_RGB_ALPHA};
     if (channels < 1 || channels > 4 || (bit_depth != 8 && bit_depth != 16)) {
@@ -344,6 +349,10 @@ tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t h
             png_set_text(w->png, w->info, &text, 1);
             free(xmp);
         }
+    }
+    if (dpi > 0) {
+        png_uint_32 ppm = (png_uint_32)(dpi / 0.0254 + 0.5);  // rounded: dpi is positive
+        png_set_pHYs(w->png, w->info, ppm, ppm, PNG_RESOLUTION_METER);
     }
     png_write_info(w->png, w->info);
     if (bit_depth == 16 && is_little_endian()) {
@@ -551,6 +560,11 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t ma
     }
     if (out->fewest_blocks == UINT64_MAX) out->fewest_blocks = 0;
     out->arithmetic = r->cinfo.arith_code ? 1 : 0;
+    // JFIF's density unit: 1 dots per inch, 2 dots per centimetre, 0 an aspect ratio only.
+    double per_inch = r->cinfo.density_unit == 1 ? 1 : (r->cinfo.density_unit == 2 ? 2.54 : 0);
+    int has_density = r->cinfo.saw_JFIF_marker && per_inch > 0;
+    out->x_dpi = has_density ? r->cinfo.X_density * per_inch : 0;
+    out->y_dpi = has_density ? r->cinfo.Y_density * per_inch : 0;
     struct stat status;
     out->file_bytes = fstat(fileno(r->file), &status) == 0 ? (uint64_t)status.st_size : UINT64_MAX;
     return r;
@@ -632,7 +646,8 @@ void tsr_jpeg_writer_close(tsr_jpeg_writer *w) {
 }
 
 tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
-                                      int progressive, const tsr_metadata *metadata, char *err, size_t errlen) {
+                                      int progressive, const tsr_metadata *metadata, double dpi, char *err,
+                                      size_t errlen) {
     if (channels != 1 && channels != 3) {
         copy_message(err, errlen, "JPEG holds 1 or 3 channels");
         return NULL;
@@ -679,6 +694,12 @@ tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t
         w->cinfo.comp_info[0].v_samp_factor = 1;
     }
     if (progressive) jpeg_simple_progression(&w->cinfo);
+    if (dpi > 0) {
+        // jpeg_set_defaults asked for the JFIF segment (gray and YCbCr both have one); this sets its density.
+        w->cinfo.density_unit = 1;
+        w->cinfo.X_density = (UINT16)(dpi < 65535 ? dpi + 0.5 : 65535);
+        w->cinfo.Y_density = w->cinfo.X_density;
+    }
     jpeg_start_compress(&w->cinfo, TRUE);
     if (metadata != NULL) {
         if (metadata->exif != NULL) {
@@ -836,6 +857,28 @@ int tsr_tiff_set_metadata(tsr_tiff *t, const tsr_metadata *metadata) {
 
 int tsr_tiff_set_extrasamples(tsr_tiff *t, uint16_t count, const uint16_t *values) {
     return TIFFSetField(t->tif, TIFFTAG_EXTRASAMPLES, count, values);
+}
+
+int tsr_tiff_get_resolution(tsr_tiff *t, double *x_dpi, double *y_dpi) {
+    float x = 0, y = 0;
+    uint16_t unit = RESUNIT_INCH;
+    *x_dpi = 0;
+    *y_dpi = 0;
+    if (TIFFGetField(t->tif, TIFFTAG_XRESOLUTION, &x) != 1 || TIFFGetField(t->tif, TIFFTAG_YRESOLUTION, &y) != 1) {
+        return 0;
+    }
+    TIFFGetFieldDefaulted(t->tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+    double per_inch = unit == RESUNIT_INCH ? 1 : (unit == RESUNIT_CENTIMETER ? 2.54 : 0);
+    if (per_inch == 0 || !(x > 0) || !(y > 0)) return 0;
+    *x_dpi = x * per_inch;
+    *y_dpi = y * per_inch;
+    return 1;
+}
+
+int tsr_tiff_set_resolution(tsr_tiff *t, double dpi) {
+    // Variadic: XResolution and YResolution are passed as double, ResolutionUnit as an int-promoted uint16.
+    return TIFFSetField(t->tif, TIFFTAG_XRESOLUTION, dpi) && TIFFSetField(t->tif, TIFFTAG_YRESOLUTION, dpi) &&
+           TIFFSetField(t->tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
 }
 
 // MARK: - Interrupts

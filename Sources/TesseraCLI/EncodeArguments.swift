@@ -39,6 +39,13 @@ struct EncodeArguments: ParsableArguments {
             "EXIF and XMP (camera, date, place, copyright): keep or strip.", valueName: "keep|strip"))
     var metadata: EncodeOptions.MetadataPolicy = .keep
 
+    @Option(
+        help: ArgumentHelp(
+            "The print resolution, in dots per inch: PNG pHYs, JPEG JFIF density, TIFF XResolution and YResolution, "
+                + "and the EXIF's where it gives one. Default: none added (an EXIF resolution is kept).",
+            valueName: "dpi"))
+    var dpi: Double?
+
     func validate() throws {
         if let depth, Self.depths[depth] == nil {
             throw ValidationError("--depth must be 8, 16 or float, not '\(depth)'")
@@ -68,6 +75,7 @@ struct EncodeArguments: ParsableArguments {
         options.lossless = lossless
         options.profile = profile
         options.metadata = metadata
+        options.dpi = dpi
         if let background { options.background = Self.color(background) ?? options.background }
         if let compression {
             let format = try ImageFormat.forWriting(path: output)
@@ -93,6 +101,7 @@ struct EncodeArguments: ParsableArguments {
         if format == .webp, lossless { parameters["lossless"] = .bool(true) }
         if profile != .keep { parameters["profile"] = .string(profile.rawValue) }
         if metadata != .keep { parameters["metadata"] = .string(metadata.rawValue) }
+        if let dpi { parameters["dpi"] = .number(dpi) }
         if format == .jpeg, let color = background.flatMap(Self.color) {
             parameters["background"] = .list([color.x, color.y, color.z].map(Literal.number))
         }

@@ -5,7 +5,8 @@ import Tessera
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show an image file's format, size, channels, bit depth, orientation, color profile and main EXIF fields.")
+            "Show an image file's format, size, channels, bit depth, orientation, resolution, color profile and main "
+            + "EXIF fields.")
 
     @Argument(help: "The image files.")
     var files: [String]
@@ -52,12 +53,21 @@ struct Info: ParsableCommand {
             "orientation: \(orientationText(info))",
         ].map { indent + $0 }
         if !info.details.isEmpty { lines.append(indent + "details:     " + info.details.joined(separator: ", ")) }
+        if let resolution = resolutionText(info) { lines.append(indent + "resolution:  " + resolution) }
         if let profile = profileText(info) { lines.append(indent + "profile:     " + profile) }
         for (name, value) in info.metadata.exifSummary {
             lines.append(indent + (name + ":").padding(toLength: 13, withPad: " ", startingAt: 0) + value)
         }
         if let xmp = info.metadata.xmp { lines.append(indent + "xmp:         \(xmp.count) bytes") }
         return lines.joined(separator: "\n")
+    }
+
+    /// "600 dpi", or "600x300 dpi" when the sides differ, to a hundredth (PNG's pixels per metre give
+    /// 599.9988 for 600); nil when the file gives none.
+    static func resolutionText(_ info: ImageInfo) -> String? {
+        guard let resolution = info.resolution else { return nil }
+        let (x, y) = ((resolution.x * 100).rounded() / 100, (resolution.y * 100).rounded() / 100)
+        return (x == y ? x.formatted() : "\(x.formatted())x\(y.formatted())") + " dpi"
     }
 
     /// The embedded profile's description and size, or nil without one.
@@ -74,6 +84,7 @@ struct Info: ParsableCommand {
             "float": info.isFloat, "orientation": info.orientation, "orientationApplied": info.orientationApplied,
             "details": info.details,
         ]
+        if let resolution = info.resolution { object["dpi"] = [resolution.x, resolution.y] }
         if let bytes = info.metadata.iccProfile {
             object["profile"] = (try? ColorProfile(bytes: bytes).description) ?? NSNull()
         }

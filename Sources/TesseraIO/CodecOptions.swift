@@ -153,6 +153,13 @@ public struct EncodeOptions: Sendable {
     public var profile: ProfilePolicy = .keep
     /// Whether the image's EXIF block and XMP packet are written.
     public var metadata: MetadataPolicy = .keep
+    /// The print resolution, in dots per inch (600: a 827x1063 image prints at 35x45 mm), written as PNG's
+    /// pHYs chunk (pixels per metre, rounded), JPEG's JFIF density (rounded) and TIFF's XResolution and
+    /// YResolution (ResolutionUnit inch), and into an EXIF block the image carries that gives one. WebP,
+    /// HEIC and AVIF have no field of their own. Nil adds none (an EXIF resolution the image carries is kept).
+    public var dpi: Double?
+    /// The resolutions ``dpi`` takes: JFIF's density holds up to 65535.
+    public static let dpiRange: ClosedRange<Double> = 1...65535
 
     public init() {}
 
@@ -202,7 +209,7 @@ public struct EncodeOptions: Sendable {
 
     /// An option that can be wrong for a format.
     public enum Option: Sendable, Hashable {
-        case depth, quality, tileSize, compression
+        case depth, quality, tileSize, compression, dpi
     }
 
     /// What is wrong with these options for writing `format`, each with the option at fault. Pass the
@@ -211,6 +218,9 @@ public struct EncodeOptions: Sendable {
         var problems: [(option: Option, message: String)] = []
         if !(1...100).contains(quality) {
             problems.append((.quality, "quality must be from 1 to 100, not \(quality)"))
+        }
+        if let dpi, !Self.dpiRange.contains(dpi) {
+            problems.append((.dpi, "dpi must be from 1 to 65535, not \(dpi)"))
         }
         if let tileSize, tileSize <= 0 || tileSize % 16 != 0 || tileSize > Self.largestTile {
             problems.append(

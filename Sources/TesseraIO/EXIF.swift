@@ -3,7 +3,8 @@ import CImageShims
 import TesseraCore
 
 /// An EXIF block (a TIFF structure: a byte-order mark, then directories of 12-byte entries), read and
-/// patched in place: the orientation, and the pixel dimensions once an image has been resized.
+/// patched in place: the orientation, the pixel dimensions once an image has been resized, and the
+/// resolution `save` is asked for.
 struct EXIF {
     private(set) var bytes: [UInt8]
     private let little: Bool
@@ -118,6 +119,29 @@ struct EXIF {
         return Double(numerator) / Double(denominator)
     }
 
+    /// XResolution and YResolution in dots per inch (ResolutionUnit inch, the default, or centimetre);
+    /// nil when absent or with no unit.
+    var resolution: SIMD2<Double>? {
+        let unit = entry(0x0128, in: firstDirectory).flatMap { integer(at: $0) } ?? 2
+        guard let x = number(0x011A), let y = number(0x011B), x > 0, y > 0, unit == 2 || unit == 3 else { return nil }
+        return SIMD2(x, y) * (unit == 3 ? 2.54 : 1)
+    }
+
+    /// Sets XResolution and YResolution to `dpi` (a RATIONAL, in thousandths when not whole) and
+    /// ResolutionUnit to inch, where present.
+    mutating func setResolution(dpi: Double) {
+        let denominator = dpi == dpi.rounded() ? 1 : 1000
+        let numerator = Int((dpi * Double(denominator)).rounded())
+        for tag in [0x011A, 0x011B] {
+            guard let at = entry(tag, in: firstDirectory), u16(at + 2) == 5, u32(at + 4) == 1,
+                let range = values(at: at, size: 8)
+            else { continue }
+            put32(numerator, at: range.lowerBound)
+            put32(denominator, at: range.lowerBound + 4)
+        }
+        if let at = entry(0x0128, in: firstDirectory) { setInteger(2, at: at) }
+    }
+
     /// Whether the first directory points at a GPS directory.
     var hasGPS: Bool { entry(0x8825, in: firstDirectory) != nil }
 
@@ -144,6 +168,9 @@ extension ImageMetadata {
     /// The EXIF orientation, 1 (as stored) to 8.
     var orientation: Int { exif.flatMap(EXIF.init)?.orientation ?? 1 }
 
+    /// The EXIF resolution in dots per inch, x and y, or nil.
+    var resolution: SIMD2<Double>? { exif.flatMap(EXIF.init)?.resolution }
+
     /// This metadata for an image turned upright: the EXIF orientation says 1.
     func upright() -> ImageMetadata {
         guard var block = exif.flatMap(EXIF.init) else { return self }
@@ -154,8 +181,8 @@ extension ImageMetadata {
     }
 
     /// What a writer embeds for `image` as `options` ask: the profile when kept and fit for the image's
-    /// layout (an RGB profile is not written with gray pixels), EXIF (with the image's dimensions) and
-    /// XMP unless stripped.
+    /// layout (an RGB profile is not written with gray pixels), EXIF (with the image's dimensions, and
+    /// the resolution asked for where it gives one) and XMP unless stripped.
     static func written(for image: Image, options: EncodeOptions) -> ImageMetadata {
         var result = ImageMetadata()
         let metadata = image.metadata
@@ -163,6 +190,7 @@ extension ImageMetadata {
         if options.metadata == .keep {
             if var block = metadata.exif.flatMap(EXIF.init) {
                 block.setDimensions(width: image.width, height: image.height)
+                if let dpi = options.dpi { block.setResolution(dpi: dpi) }
                 result.exif = block.bytes
             }
             result.xmp = metadata.xmp

@@ -28,6 +28,16 @@ public struct ImageInfo: Sendable, Equatable {
     /// The profile, EXIF and XMP the file holds, as the loaded image carries them (its EXIF orientation
     /// set to 1 once ``orientationApplied``).
     public var metadata = ImageMetadata()
+    /// The resolution the file's own field gives (PNG pHYs, JPEG JFIF density, TIFF XResolution and
+    /// YResolution), in dots per inch.
+    var fileResolution: SIMD2<Double>? = nil
+
+    /// The print resolution in dots per inch, x and y as stored: the file's own field, else its EXIF's;
+    /// nil when it gives none, or only an aspect ratio.
+    public var resolution: SIMD2<Double>? { fileResolution ?? metadata.resolution }
+
+    /// A resolution a shim read, in dots per inch: nil unless both are above 0.
+    static func resolution(_ x: Double, _ y: Double) -> SIMD2<Double>? { x > 0 && y > 0 ? SIMD2(x, y) : nil }
 
     /// The part of the loaded image the file's pixels cover, in its pixels: the whole image without a
     /// shrink. With one, the last column and row of blocks hold fewer of the file's pixels (`fullWidth

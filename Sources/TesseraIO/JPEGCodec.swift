@@ -26,7 +26,7 @@ enum JPEGCodec {
             format: .jpeg, width: Int(info.output_width), height: Int(info.output_height), fullWidth: Int(info.width),
             fullHeight: Int(info.height), shrink: options.shrink, layout: info.channels == 1 ? .gray : .rgb,
             bitsPerSample: 8, isFloat: false, orientation: metadata.orientation, orientationApplied: false,
-            details: details, metadata: metadata)
+            details: details, metadata: metadata, fileResolution: ImageInfo.resolution(info.x_dpi, info.y_dpi))
         return stored.upright(options)
     }
 
@@ -156,7 +156,7 @@ enum JPEGCodec {
             let writer = ImageMetadata.written(for: image, options: options).withShim({ metadata in
                 tsr_jpeg_writer_open(
                     path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), Int32(options.quality),
-                    options.progressive ? 1 : 0, metadata, &error.buffer, ShimError.capacity)
+                    options.progressive ? 1 : 0, metadata, options.dpi ?? 0, &error.buffer, ShimError.capacity)
             })
         else {
             throw ImageError(message: "cannot write JPEG: \(error.message)")

@@ -62,7 +62,8 @@ enum PNGCodec {
             format: .png, width: Int(info.width), height: Int(info.height), fullWidth: Int(info.width),
             fullHeight: Int(info.height), shrink: 1, layout: layouts[Int(info.channels) - 1],
             bitsPerSample: Int(info.file_bit_depth), isFloat: false,
-            orientation: metadata.orientation, orientationApplied: false, details: details, metadata: metadata)
+            orientation: metadata.orientation, orientationApplied: false, details: details, metadata: metadata,
+            fileResolution: ImageInfo.resolution(info.x_dpi, info.y_dpi))
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
@@ -148,7 +149,7 @@ enum PNGCodec {
             let writer = ImageMetadata.written(for: image, options: options).withShim({ metadata in
                 tsr_png_writer_open(
                     path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), sixteen ? 16 : 8,
-                    Int32(options.pngLevel), metadata, &error.buffer, ShimError.capacity)
+                    Int32(options.pngLevel), metadata, options.dpi ?? 0, &error.buffer, ShimError.capacity)
             })
         else {
             throw ImageError(message: "cannot write PNG: \(error.message)")

@@ -356,11 +356,13 @@ public final class TIFFReader: PixelSource, Sendable {
             bytesPerSample: Swift.max(1, bits / 8), isTiled: isTiled, chunkWidth: chunkWidth, chunkHeight: chunkHeight,
             minIsWhite: photometric == PHOTOMETRIC_MINISWHITE, premultiplied: firstExtra == EXTRASAMPLE_ASSOCALPHA,
             viaRGBA: !direct)
+        var (xDPI, yDPI) = (0.0, 0.0)
+        _ = tsr_tiff_get_resolution(tiff, &xDPI, &yDPI)
         let info = ImageInfo(
             format: .tiff, width: width, height: height, fullWidth: width, fullHeight: height, shrink: 1,
             layout: layout, bitsPerSample: direct ? bits : 8,
             isFloat: direct && format == SAMPLEFORMAT_IEEEFP, orientation: orientation, orientationApplied: false,
-            details: details)
+            details: details, fileResolution: ImageInfo.resolution(xDPI, yDPI))
         return (geometry, info)
     }
 

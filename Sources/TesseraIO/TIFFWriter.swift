@@ -38,6 +38,7 @@ enum TIFFWriter {
             var unassociated = UInt16(EXTRASAMPLE_UNASSALPHA)
             if tsr_tiff_set_extrasamples(tiff, 1, &unassociated) == 0 { throw fail() }
         }
+        if let dpi = options.dpi, tsr_tiff_set_resolution(tiff, dpi) == 0 { throw fail() }
         let metadata = ImageMetadata.written(for: image, options: options)
         if metadata.withShim({ $0.map { tsr_tiff_set_metadata(tiff, $0) } ?? 1 }) == 0 { throw fail() }
         let compression: Int32

@@ -166,4 +166,77 @@ import Testing
             }
         }
     }
+
+    /// The resolution fields exiftool reads, by group and name ("JFIF:XResolution", "IFD0:XResolution",
+    /// "PNG-pHYs:PixelsPerUnitX"), as numbers.
+    static func resolution(_ file: URL) throws -> [String: String] {
+        let fields = ["XResolution", "YResolution", "ResolutionUnit", "PixelsPerUnitX", "PixelsPerUnitY", "PixelUnits"]
+        let data = try exiftool(["-j", "-n", "-a", "-G1"] + fields.map { "-" + $0 } + [file.path])
+        let object = try #require((try JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first)
+        return object.filter { $0.key != "SourceFile" }.mapValues { "\($0)" }
+    }
+
+    /// `dpi: 600` writes each format's own field (PNG pHYs in pixels per metre, JPEG's JFIF density, TIFF's
+    /// tags, ResolutionUnit inch) and sets the photo's EXIF resolution (299.999 dpi) to match; unset, none
+    /// is added and the EXIF's is kept as it came.
+    @Test func saveWritesThePrintResolution() throws {
+        try withTemporaryFolder { folder in
+            try Self.runGraph(
+                """
+                  a: { op: save, input: photo, path: print.png, dpi: 600 }
+                  b: { op: save, input: photo, path: print.jpg, dpi: 600 }
+                  c: { op: save, input: photo, path: print.tif, dpi: 600 }
+                  d: { op: save, input: photo, path: print.webp, dpi: 600 }
+                  e: { op: save, input: photo, path: plain.png }
+                  f: { op: save, input: photo, path: plain.tif }
+                """, in: folder)
+            func fields(_ name: String) throws -> [String: String] {
+                try Self.resolution(folder.appendingPathComponent(name))
+            }
+            let inch = ["IFD0:XResolution": "600", "IFD0:YResolution": "600", "IFD0:ResolutionUnit": "2"]
+            let phys = [
+                "PNG-pHYs:PixelsPerUnitX": "23622", "PNG-pHYs:PixelsPerUnitY": "23622", "PNG-pHYs:PixelUnits": "1",
+            ]
+            let jfif = ["JFIF:XResolution": "600", "JFIF:YResolution": "600", "JFIF:ResolutionUnit": "1"]
+            #expect(try fields("print.png") == inch.merging(phys) { $1 })
+            #expect(try fields("print.jpg") == inch.merging(jfif) { $1 })
+            #expect(try fields("print.tif") == inch)
+            #expect(try fields("print.webp") == inch, "WebP: only the EXIF's")
+            let kept = ["IFD0:XResolution": "299.999", "IFD0:YResolution": "299.999", "IFD0:ResolutionUnit": "2"]
+            #expect(try fields("plain.png") == kept, "no pHYs")
+            #expect(try fields("plain.tif") == kept)
+        }
+    }
+
+    /// An image with no resolution: `convert --dpi 600` writes the formats' own fields (and `info` reads
+    /// them back); without it, none is invented (JPEG's JFIF segment says only an aspect ratio, as
+    /// libjpeg writes it by default).
+    @Test func convertWritesDPIAndInventsNone() throws {
+        try withTemporaryFolder { folder in
+            let input = CLI.fixtures.appendingPathComponent("png/rgb-8bit.png")
+            for name in ["print.png", "print.jpg", "print.tif", "plain.png", "plain.jpg", "plain.tif"] {
+                let out = folder.appendingPathComponent(name)
+                let dpi = name.hasPrefix("print") ? ["--dpi", "600"] : []
+                let result = try CLI.run(["convert", input.path, out.path] + dpi)
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            func fields(_ name: String) throws -> [String: String] {
+                try Self.resolution(folder.appendingPathComponent(name))
+            }
+            #expect(try fields("print.png")["PNG-pHYs:PixelsPerUnitX"] == "23622")
+            #expect(try fields("print.jpg")["JFIF:XResolution"] == "600")
+            #expect(
+                try fields("print.tif")
+                    == ["IFD0:XResolution": "600", "IFD0:YResolution": "600", "IFD0:ResolutionUnit": "2"])
+            #expect(try fields("plain.png").isEmpty)
+            #expect(try fields("plain.tif").isEmpty)
+            #expect(try fields("plain.jpg")["JFIF:ResolutionUnit"] == "0")
+            for name in ["print.png", "print.jpg", "print.tif"] {
+                let result = try CLI.run(["info", folder.appendingPathComponent(name).path])
+                #expect(result.stdout.contains("resolution:  600 dpi"), "\(name): \(result.stdout)")
+            }
+            let plain = try CLI.run(["info", "--json", folder.appendingPathComponent("plain.jpg").path])
+            #expect(!plain.stdout.contains("dpi"), "\(plain.stdout)")
+        }
+    }
 }

@@ -139,7 +139,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.yaml:4:47: error: save node 'out' has no input or parameter 'qualty' (it takes input, path, depth, "
-                + "quality, compression, tile, progressive, lossless, background, profile, metadata, stroke, strokeWidth, "
+                + "quality, compression, tile, progressive, lossless, background, profile, metadata, dpi, stroke, strokeWidth, "
                 + "colorByDepth); did you mean 'quality'?"
         ]),
     BrokenGraph(
@@ -407,7 +407,7 @@ let brokenGraphs: [BrokenGraph] = [
               d: { op: testCrop, input: c, rect: { from: c } }
             """,
         expected: [
-            "g.yaml:4:46: error: parameter 'rect' of 'd' (testCrop) takes boxes, but 'c' (testConstant) gives an image"
+            "g.yaml:4:46: error: parameter 'rect' of 'd' (testCrop) takes boxes or faces, but 'c' (testConstant) gives an image"
         ]),
     BrokenGraph(
         name: "upstream value for a parameter that takes none",
@@ -497,7 +497,7 @@ let brokenGraphs: [BrokenGraph] = [
             "--set out.input=photo: error: 'input' is an input of save node 'out'; --set sets parameters",
             "--set out.quality=0: error: out.quality: 0 is out of range: 1...100",
             "--set out.qualty=3: error: save node 'out' has no parameter 'qualty' (it takes path, depth, quality, "
-                + "compression, tile, progressive, lossless, background, profile, metadata, stroke, strokeWidth, "
+                + "compression, tile, progressive, lossless, background, profile, metadata, dpi, stroke, strokeWidth, "
                 + "colorByDepth); did you mean 'quality'?",
             "--set out.tile=[1,: error: cannot read the value '[1,'",
             "--set phot.path=y.png: error: no node 'phot'; did you mean 'photo'?",

@@ -44,6 +44,8 @@ typedef struct {
     uint32_t max_value;    // the sample value that means 1.0 (1, 3, 15, 255 or 65535)
     uint64_t idat_bytes;   // the lengths of the IDAT chunks added up, as their headers give them
     tsr_metadata metadata; // iCCP (decompressed), eXIf and the XMP iTXt chunk, from before the image data
+    double x_dpi;          // the pHYs chunk's pixels per metre as dots per inch; 0 without one (or an aspect only)
+    double y_dpi;
 } tsr_png_info;
 
 /// Opens `path` and reads the header, without allocating for the pixels: libpng allocates its row
@@ -63,9 +65,9 @@ typedef struct tsr_png_writer tsr_png_writer;
 
 /// `channels` 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); `bit_depth` 8 or 16 (samples in native
 /// byte order); `level` the zlib level 0...9. `metadata` (or NULL) is written as iCCP, eXIf and an XMP
-/// iTXt chunk.
+/// iTXt chunk; `dpi` above 0 as a pHYs chunk (pixels per metre, `dpi / 0.0254` rounded).
 tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
-                                    int level, const tsr_metadata *metadata, char *err, size_t errlen);
+                                    int level, const tsr_metadata *metadata, double dpi, char *err, size_t errlen);
 int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
                        size_t errlen);
 /// Writes the end of the file and closes it.
@@ -88,6 +90,8 @@ typedef struct {
     uint64_t fewest_blocks;      // the 8x8 blocks of the component that has the fewest
     int arithmetic;              // 1 for arithmetic coding, which can spend less than a bit on a block
     uint64_t file_bytes;         // the file's size
+    double x_dpi;                // the JFIF density as dots per inch; 0 without JFIF (or an aspect only)
+    double y_dpi;
 } tsr_jpeg_info;
 
 /// Opens `path` and reads the header. libjpeg's memory manager refuses to allocate more than
@@ -108,9 +112,11 @@ typedef struct tsr_jpeg_writer tsr_jpeg_writer;
 
 /// `channels` 1 or 3. Chroma is subsampled 4:2:0 below quality 90 and kept whole from 90 up. `metadata`
 /// (or NULL) is written as APP1 Exif, APP1 XMP and APP2 ICC segments; an EXIF block or XMP packet too
-/// large for one segment (64 KB) is an error.
+/// large for one segment (64 KB) is an error. The JFIF segment's density is `dpi` dots per inch (rounded,
+/// at most 65535) when above 0, else libjpeg's default: no unit, an aspect ratio of 1:1.
 tsr_jpeg_writer *tsr_jpeg_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int quality,
-                                      int progressive, const tsr_metadata *metadata, char *err, size_t errlen);
+                                      int progressive, const tsr_metadata *metadata, double dpi, char *err,
+                                      size_t errlen);
 int tsr_jpeg_write_rows(tsr_jpeg_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
                         size_t errlen);
 int tsr_jpeg_writer_finish(tsr_jpeg_writer *w, char *err, size_t errlen);
@@ -146,6 +152,11 @@ void tsr_tiff_get_metadata(tsr_tiff *t, tsr_metadata *metadata);
 /// Sets the ICC profile and XMP packet of the directory being written (the EXIF block is not written:
 /// TIFF keeps EXIF as a directory of its own). Returns 1 on success.
 int tsr_tiff_set_metadata(tsr_tiff *t, const tsr_metadata *metadata);
+/// The current directory's XResolution and YResolution in dots per inch (ResolutionUnit inch or
+/// centimetre). Returns 1 when both are there, 0 without them or with no unit (an aspect ratio only).
+int tsr_tiff_get_resolution(tsr_tiff *t, double *x_dpi, double *y_dpi);
+/// Sets XResolution and YResolution to `dpi` and ResolutionUnit to inch. Returns 1 on success.
+int tsr_tiff_set_resolution(tsr_tiff *t, double dpi);
 
 // MARK: Interrupts
 

@@ -31,9 +31,9 @@ struct Require: Node {
             + "every box or face (confidence, x, y, width, height; for faces also roll, yaw, pitch, captureQuality). "
             + "Unset: value for a number, count for the others.")
     var field: Field? = nil
-    @Parameter(doc: "The smallest allowed measure; unset: no lower bound.", range: -Double.infinity...Double.infinity)
+    @Parameter(doc: "The smallest allowed measure; unset: no lower bound.")
     var minimum: Double? = nil
-    @Parameter(doc: "The largest allowed measure; unset: no upper bound.", range: -Double.infinity...Double.infinity)
+    @Parameter(doc: "The largest allowed measure; unset: no upper bound.")
     var maximum: Double? = nil
     @Parameter(doc: "What the run says when the condition fails, before the measure; unset: the condition itself.")
     var message: String? = nil

@@ -88,6 +88,14 @@ struct Save: Node {
             + "load turned the pixels upright; strip writes neither.")
     var metadata = EncodeOptions.MetadataPolicy.keep
 
+    @Parameter(
+        doc: "The print resolution (600: a 827x1063 photo prints at 35x45 mm), written as PNG's pHYs chunk, JPEG's "
+            + "JFIF density and TIFF's XResolution and YResolution, and into the image's EXIF where it gives one; "
+            + "WebP, HEIC and AVIF have no field of their own. Unset: none is added; a resolution the image's EXIF "
+            + "gives is kept with it (metadata).",
+        range: EncodeOptions.dpiRange, suggested: 72...1200, unit: "dpi")
+    var dpi: Double? = nil
+
     @Parameter(doc: "SVG: the contours' stroke color, red, green, blue and alpha in 0...1.", range: 0...1)
     var stroke = [0.0, 0, 0, 1]
 
@@ -99,7 +107,9 @@ struct Save: Node {
 
     /// The formats each option applies to, by the path's extension (as ``Save/format(of:)`` names them).
     static let optionFormats: [String: Set<String>] = [
-        "depth": ["png", "tiff", "jpeg", "webp", "heic", "avif"], "quality": ["jpeg", "tiff", "webp", "heic", "avif"],
+        "depth": ["png", "tiff", "jpeg", "webp", "heic", "avif"],
+        "dpi": ["png", "tiff", "jpeg", "webp", "heic", "avif"],
+        "quality": ["jpeg", "tiff", "webp", "heic", "avif"],
         "compression": ["png", "tiff"], "tile": ["tiff"], "progressive": ["jpeg"], "background": ["jpeg"],
         "lossless": ["webp"],
         "stroke": ["svg"], "strokeWidth": ["svg"], "colorByDepth": ["svg"],
@@ -204,6 +214,7 @@ struct Save: Node {
         options.background = SIMD3(background)
         options.profile = profile
         options.metadata = metadata
+        options.dpi = dpi
         if compression != .auto {
             do {
                 try options.setCompression(compression.rawValue, for: format)
@@ -212,7 +223,7 @@ struct Save: Node {
             }
         }
         let names: [EncodeOptions.Option: String] = [
-            .depth: "depth", .quality: "quality", .tileSize: "tile", .compression: "compression",
+            .depth: "depth", .quality: "quality", .tileSize: "tile", .compression: "compression", .dpi: "dpi",
         ]
         for problem in options.problems(for: format, imageDepth: imageDepth) {
             problems.append(NodeProblem(parameter: names[problem.option] ?? "path", problem.message))
