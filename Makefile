@@ -5,13 +5,15 @@ BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev liblcms2-dev lib
 # The schema test checks every graph in Graphs/ with a real JSON Schema validator; the plugin and C API
 # tests compile C with cc and build the C example plugin with make; the metadata tests read what
 # Tessera writes with exiftool.
-TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make libimage-exiftool-perl
+# The Vision plugin's tests fetch its pinned runtime with pip download and unzip (Plugins/Vision/Makefile).
+TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make libimage-exiftool-perl \
+	python3-pip unzip
 
 SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo test deps test-deps build lint docs clean libtessera fuzz asan tsan
+.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera fuzz asan tsan
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
 # Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
@@ -25,6 +27,16 @@ demo: deps
 	@bin=$$($(SWIFT) build -c release --show-bin-path)/tessera; \
 	$$bin validate $(DEMO_GRAPH) && \
 	$$bin run $(DEMO_GRAPH)
+
+# The Vision plugin's showcase: the passport photo of Apple's face-detection tutorial, on the bundled
+# portrait. Plugins/Vision's make fetches its pinned runtime (OpenVINO and MediaPipe's models, about
+# 95 MB from PyPI, checked by SHA-256) the first time.
+demo-vision: deps
+	$(SWIFT) build -c release --product tessera
+	$(MAKE) -C Plugins/Vision
+	@mkdir -p out/graphs
+	@bin=$$($(SWIFT) build -c release --show-bin-path)/tessera; \
+	$$bin run Plugins/Vision/passport.yaml --plugin Plugins/Vision/libvision.so
 
 test: test-deps lint
 	$(SWIFT) test
@@ -44,7 +56,8 @@ build: deps
 # (and to the Swift of Examples/ and Plugins/).
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/Embedding \
-		Plugins/Vignette/Sources Plugins/Vignette/Package.swift Fuzz/Sources Fuzz/Package.swift
+		Plugins/Vignette/Sources Plugins/Vignette/Package.swift Plugins/Vision/Sources Plugins/Vision/Package.swift \
+		Fuzz/Sources Fuzz/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
 # README's node list. A test fails when the committed copies are stale.

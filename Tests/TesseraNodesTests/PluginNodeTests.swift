@@ -27,8 +27,9 @@ import TesseraNodes
         return process.terminationStatus == 0 ? nil : String(decoding: output, as: UTF8.self)
     }
 
-    /// Both plugins, built once per test run (the Swift one takes a while: it compiles its own copy of
-    /// Tessera's modules), with the built-ins.
+    /// The plugins, built once per test run and one after another (the Swift ones take a while: each
+    /// compiles its own copy of Tessera's modules, and two SwiftPM builds of packages depending on this
+    /// one must not run at once), with the built-ins. Vision's `make` also fetches its pinned runtime.
     static let built: Result<Catalog, any Error> = Result {
         let sobel = repository.appendingPathComponent("Plugins/Sobel")
         if let failure = try shell(["make"], in: sobel) { throw BuildFailure(text: "make: " + failure) }
@@ -36,10 +37,15 @@ import TesseraNodes
         if let failure = try shell(["swift", "build"], in: vignette) {
             throw BuildFailure(text: "swift build: " + failure)
         }
+        let vision = repository.appendingPathComponent("Plugins/Vision")
+        if let failure = try shell(["make", "--no-print-directory"], in: vision) {
+            throw BuildFailure(text: "make -C Plugins/Vision: " + failure)
+        }
         var catalog = try Catalog(BuiltinNodes.all)
         try catalog.loadPlugins([
             sobel.appendingPathComponent("libsobel.so").path,
             vignette.appendingPathComponent(".build/debug/libvignette.so").path,
+            vision.appendingPathComponent("libvision.so").path,
         ])
         return catalog
     }

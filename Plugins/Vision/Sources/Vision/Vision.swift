@@ -1,0 +1,7 @@
+import TesseraPluginSDK
+
+/// The plugin's entry point: faces and people, as Apple's Vision gives them, on MediaPipe's models.
+@_cdecl("tessera_plugin_entry")
+public func entry() -> UnsafeRawPointer {
+    TesseraPluginSDK.export([DetectFaces.self, FaceLandmarks.self, SegmentPeople.self, DrawFaces.self, FrameFace.self])
+}
