@@ -174,8 +174,12 @@ public struct Image: Sendable {
     public var channels: Int { layout.channels }
     public var extent: Rect { Rect(width: width, height: height) }
 
-    /// Renders the pixels of `region`, which must lie inside ``extent``.
+    /// Renders the pixels of `region`, which must lie inside ``extent``. An image over a buffer in memory
+    /// gives that buffer itself when the whole of it is asked for (shared until written: no copy).
     public func pixels(in region: Rect) throws -> PixelBuffer {
+        if let stored = source as? BufferSource, stored.buffer.region == region, stored.buffer.channels == channels {
+            return stored.buffer
+        }
         var buffer = PixelBuffer(region: region, channels: channels)
         try render(into: &buffer)
         return buffer
