@@ -86,13 +86,8 @@ extension ValueJSON {
                     }
                     pointsLeft -= points.count
                     for (k, point) in points.enumerated() {
-                        let triple = try reader.array(point, at: "\(place)[\(k)]", limit: 3)
-                        guard triple.count == 3 else { throw ParseError(message: "\(place)[\(k)] is not [x, y, z]") }
-                        landmarks.append(
-                            SIMD3(
-                                try reader.number(triple[0], at: "\(place)[\(k)]"),
-                                try reader.number(triple[1], at: "\(place)[\(k)]"),
-                                try reader.number(triple[2], at: "\(place)[\(k)]")))
+                        let triple = try reader.numbers(point, at: "\(place)[\(k)]", count: 3)
+                        landmarks.append(SIMD3(triple[0], triple[1], triple[2]))
                     }
                 }
                 faces.append(
@@ -142,12 +137,8 @@ extension ValueJSON {
                 var points: [SIMD2<Double>] = []
                 points.reserveCapacity(pointItems.count)
                 for (k, point) in pointItems.enumerated() {
-                    let pair = try reader.array(point, at: "\(at).points[\(k)]", limit: 2)
-                    guard pair.count == 2 else { throw ParseError(message: "\(at).points[\(k)] is not [x, y]") }
-                    points.append(
-                        SIMD2(
-                            try reader.number(pair[0], at: "\(at).points[\(k)][0]"),
-                            try reader.number(pair[1], at: "\(at).points[\(k)][1]")))
+                    let pair = try reader.numbers(point, at: "\(at).points[\(k)]", count: 2)
+                    points.append(SIMD2(pair[0], pair[1]))
                 }
                 contours.append(Contours.Contour(points: points, parent: parent, children: children, isHole: isHole))
             }
@@ -258,6 +249,17 @@ extension ValueJSON {
             return Box(
                 x: try field("x"), y: try field("y"), width: try field("width", minimum: 0),
                 height: try field("height", minimum: 0), confidence: confidence)
+        }
+
+        /// A point: exactly `count` numbers, `[x, y]` or `[x, y, z]`, each checked as ``number(_:at:limit:)``.
+        func numbers(_ value: JSONValue?, at place: String, count: Int) throws(ParseError) -> [Double] {
+            let items = try array(value, at: place, limit: count)
+            guard items.count == count else {
+                throw ParseError(message: "\(place) is not " + (count == 2 ? "[x, y]" : "[x, y, z]"))
+            }
+            var result: [Double] = []
+            for (index, item) in items.enumerated() { result.append(try number(item, at: "\(place)[\(index)]")) }
+            return result
         }
 
         func integer(_ value: JSONValue?, at place: String) throws(ParseError) -> Int {
