@@ -49,13 +49,11 @@ final class Model: @unchecked Sendable {
             try check(ov_core_read_model(core, path, nil, &model), "reading the model \(path)")
             defer { ov_model_free(model) }
             // One thread: the scheduler already keeps every core busy. f32: OpenVINO's default on CPUs with
-            // bf16 support is bf16, which moves boxes and keypoints by over 1 % of the face.
+            // bf16 support is bf16, which moves boxes and keypoints by over 1 % of the face. The keys are the
+            // values of ov_property_key_inference_num_threads and _hint_inference_precision (C globals Swift 6
+            // will not read from any thread).
             var handle: OpaquePointer?
-            // The keys are the values of ov_property_key_inference_num_threads, _hint_inference_precision and
-            // _hint_performance_mode (C globals Swift 6 will not read from any thread).
-            let settings = [
-                ("INFERENCE_NUM_THREADS", "1"), ("INFERENCE_PRECISION_HINT", "f32"), ("PERFORMANCE_HINT", "LATENCY"),
-            ]
+            let settings = [("INFERENCE_NUM_THREADS", "1"), ("INFERENCE_PRECISION_HINT", "f32")]
             let strings = settings.flatMap { [strdup($0.0), strdup($0.1)] }
             defer { strings.forEach { free($0) } }
             var properties = (0..<settings.count).map { index in
