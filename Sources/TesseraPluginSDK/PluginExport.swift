@@ -257,6 +257,8 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
         let produced: [String: NodeValue]
         do {
             produced = try declaration.instantiate(parameters: global.values, inputs: connected).run().values
+        } catch let problem as NodeProblem {
+            return message.say("\(problem.parameter): \(problem.message)", code: TESSERA_ERROR_RENDER)
         } catch {
             return message.say("\(error)", code: TESSERA_ERROR_RENDER)
         }

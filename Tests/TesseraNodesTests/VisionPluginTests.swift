@@ -234,6 +234,43 @@ import TesseraNodes
         #expect(changedOutside == 0 && changedInside > 500, "\(changedInside) inside, \(changedOutside) outside")
     }
 
+    /// frameFace: the head takes the asked share of a frame of the asked ratio around the face; with no face
+    /// it frames the fallback boxes, or stops with a plain message naming the input.
+    @Test func frameFaceFramesTheHeadOrFallsBack() throws {
+        let declaration = try Self.declaration("frameFace")
+        let photo = try Self.photo("astronaut.png")
+        let faces = try Self.faces(photo, "faceLandmarks")
+        let outputs = try declaration.instantiate(
+            parameters: ["aspectRatio": Ratio.terms(width: 3, height: 4), "headHeight": 0.6],
+            inputs: ["input": .image(photo), "faces": .faces(faces)]
+        ).run().values
+        guard case .boxes(let frames)? = outputs["frame"], let frame = frames.first,
+            case .number(let head)? = outputs["headHeight"], case .number(let eyes)? = outputs["eyeHeight"]
+        else {
+            Issue.record("outputs: \(outputs.keys.sorted())")
+            return
+        }
+        #expect(abs(frame.width / frame.height - 0.75) < 1e-3 && abs(head - 0.6) < 1e-3, "\(frame), head \(head)")
+        #expect(frame.x >= 0 && frame.y >= 0 && frame.x + frame.width <= 512 && frame.y + frame.height <= 512)
+        let face = try #require(faces.first)
+        #expect(frame.x < face.box.x && frame.x + frame.width > face.box.x + face.box.width)
+        #expect(eyes > 0.4 && eyes < 0.8, "eyes at \(eyes)")
+
+        let blank = Image(buffer: PixelBuffer(region: Rect(width: 64, height: 48), channels: 1), layout: .gray)
+        let fallback = Box(x: 10, y: 10, width: 20, height: 10, confidence: 0.5)
+        let framed = try declaration.instantiate(
+            parameters: [:], inputs: ["input": .image(blank), "faces": .faces([]), "fallback": .boxes([fallback])]
+        ).run().values
+        guard case .boxes(let fallen)? = framed["frame"] else { return }
+        #expect(fallen.first.map { abs($0.width / $0.height - 35.0 / 45) < 1e-3 && $0.confidence == 0.5 } == true)
+        #expect {
+            _ = try declaration.instantiate(parameters: [:], inputs: ["input": .image(blank), "faces": .faces([])])
+                .run()
+        } throws: { error in
+            "\(error)".contains("frameFace: faces: there is no face to frame")
+        }
+    }
+
     /// Missing models are one clear line naming the file and how to get it.
     @Test func missingModelsAreNamed() throws {
         let declaration = try Self.declaration("detectFaces")
