@@ -65,3 +65,32 @@ extension Literal: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expr
     public init(arrayLiteral elements: Literal...) { self = .list(elements) }
     public init(nilLiteral: ()) { self = .null }
 }
+
+/// `Literal` from JSON, with JSON's own types (JSONDecoder does not read a number as a boolean): plugin
+/// catalogs and parameters, and values read back (``ValueJSON/parse(_:as:)``).
+public struct JSONLiteral: Decodable, Sendable {
+    public var literal: Literal
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            literal = .null
+        } else if let value = try? container.decode(Bool.self) {
+            literal = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            literal = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            literal = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            literal = .string(value)
+        } else if let items = try? container.decode([JSONLiteral].self) {
+            literal = .list(items.map(\.literal))
+        } else if let entries = try? container.decode([String: JSONLiteral].self) {
+            literal = .mapping(entries.mapValues(\.literal))
+        } else {
+            // JSON's grammar was read: what is left is a number no Double holds (1e999).
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a number out of range somewhere in it")
+        }
+    }
+}

@@ -28,9 +28,9 @@ extension ValueJSON {
         guard text.utf8.count <= maxBytes else {
             throw ParseError(message: "\(text.utf8.count) bytes of JSON, more than the limit of \(maxBytes)")
         }
-        let object: JSONValue
+        let object: Literal
         do {
-            object = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            object = try JSONDecoder().decode(JSONLiteral.self, from: Data(text.utf8)).literal
         } catch {
             throw ParseError(message: "not JSON (\(Self.reason(error)))")
         }
@@ -72,10 +72,8 @@ extension ValueJSON {
                 var keypoints: [SIMD2<Double>] = []
                 for keypoint in Face.Keypoint.allCases {
                     let place = "\(at).keypoints.\(keypoint.rawValue)"
-                    let pair = try reader.array(named[keypoint.rawValue], at: place, limit: 2)
-                    guard pair.count == 2 else { throw ParseError(message: "\(place) is not [x, y]") }
-                    keypoints.append(
-                        SIMD2(try reader.number(pair[0], at: place), try reader.number(pair[1], at: place)))
+                    let pair = try reader.numbers(named[keypoint.rawValue], at: place, count: 2)
+                    keypoints.append(SIMD2(pair[0], pair[1]))
                 }
                 var landmarks: [SIMD3<Double>] = []
                 if face["landmarks"] != nil, face["landmarks"] != .null {
@@ -172,41 +170,15 @@ extension ValueJSON {
         return "\(error)"
     }
 
-    /// A JSON document as its kinds of value.
-    private enum JSONValue: Decodable, Equatable {
-        case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else if let value = try? container.decode([JSONValue].self) {
-                self = .array(value)
-            } else if let value = try? container.decode([String: JSONValue].self) {
-                self = .object(value)
-            } else {
-                // JSON's grammar was read: what is left is a number no Double holds (1e999).
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "a number out of range somewhere in it")
-            }
-        }
-    }
-
     /// Reads the parts of a value, each failure naming its place.
     private struct Reader {
-        func object(_ value: JSONValue?, at place: String = "the value") throws(ParseError) -> [String: JSONValue] {
-            guard case .object(let object)? = value else { throw ParseError(message: "\(place) is not an object") }
+        func object(_ value: Literal?, at place: String = "the value") throws(ParseError) -> [String: Literal] {
+            guard case .mapping(let object)? = value else { throw ParseError(message: "\(place) is not an object") }
             return object
         }
 
-        func array(_ value: JSONValue?, at place: String, limit: Int) throws(ParseError) -> [JSONValue] {
-            guard case .array(let array)? = value else {
+        func array(_ value: Literal?, at place: String, limit: Int) throws(ParseError) -> [Literal] {
+            guard case .list(let array)? = value else {
                 throw ParseError(message: "\(place) is missing or not a list")
             }
             guard array.count <= limit else {
@@ -215,7 +187,7 @@ extension ValueJSON {
             return array
         }
 
-        func string(_ value: JSONValue?, at place: String) throws(ParseError) -> String {
+        func string(_ value: Literal?, at place: String) throws(ParseError) -> String {
             guard case .string(let string)? = value else {
                 throw ParseError(message: "\(place) is missing or not a string")
             }
@@ -223,10 +195,10 @@ extension ValueJSON {
         }
 
         /// A finite number within `limit`.
-        func number(_ value: JSONValue?, at place: String, limit: Double = ValueJSON.maxCoordinate) throws(ParseError)
+        func number(_ value: Literal?, at place: String, limit: Double = ValueJSON.maxCoordinate) throws(ParseError)
             -> Double
         {
-            guard case .number(let number)? = value else {
+            guard let number = value?.number else {
                 throw ParseError(message: "\(place) is missing or not a number")
             }
             guard number.isFinite, abs(number) <= limit else {
@@ -236,7 +208,7 @@ extension ValueJSON {
         }
 
         /// A box's `x`, `y`, `width`, `height` (not negative) and `confidence` (0...1) from `object`.
-        func box(_ object: [String: JSONValue], at place: String) throws(ParseError) -> Box {
+        func box(_ object: [String: Literal], at place: String) throws(ParseError) -> Box {
             func field(_ name: String, minimum: Double = -ValueJSON.maxCoordinate) throws(ParseError) -> Double {
                 let value = try number(object[name], at: "\(place).\(name)")
                 guard value >= minimum else {
@@ -252,7 +224,7 @@ extension ValueJSON {
         }
 
         /// A point: exactly `count` numbers, `[x, y]` or `[x, y, z]`, each checked as ``number(_:at:limit:)``.
-        func numbers(_ value: JSONValue?, at place: String, count: Int) throws(ParseError) -> [Double] {
+        func numbers(_ value: Literal?, at place: String, count: Int) throws(ParseError) -> [Double] {
             let items = try array(value, at: place, limit: count)
             guard items.count == count else {
                 throw ParseError(message: "\(place) is not " + (count == 2 ? "[x, y]" : "[x, y, z]"))
@@ -262,7 +234,7 @@ extension ValueJSON {
             return result
         }
 
-        func integer(_ value: JSONValue?, at place: String) throws(ParseError) -> Int {
+        func integer(_ value: Literal?, at place: String) throws(ParseError) -> Int {
             let double = try number(value, at: place)
             guard double == double.rounded() else {
                 throw ParseError(message: "\(place) is \(double), not a whole number")

@@ -291,27 +291,3 @@ struct ChoiceField: ParameterField {
 
     func setting(_ value: any ParameterValue) -> ChoiceField? { value is String ? self : nil }
 }
-
-/// `Literal` from JSON, with JSON's own types (JSONDecoder does not read a number as a boolean).
-public struct JSONLiteral: Decodable, Sendable {
-    public var literal: Literal
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            literal = .null
-        } else if let value = try? container.decode(Bool.self) {
-            literal = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            literal = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            literal = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            literal = .string(value)
-        } else if let items = try? container.decode([JSONLiteral].self) {
-            literal = .list(items.map(\.literal))
-        } else {
-            literal = .mapping(try container.decode([String: JSONLiteral].self).mapValues(\.literal))
-        }
-    }
-}
