@@ -46,23 +46,25 @@ struct TensorCut {
                     let y0 = Int(point.y.rounded(.down))
                     let fx = Float(point.x - Double(x0))
                     let fy = Float(point.y - Double(y0))
+                    // The four neighbours by index (no arrays: this runs for every tensor sample).
                     var rgb = SIMD3<Float>()
-                    for (dy, wy) in [(0, 1 - fy), (1, fy)] where wy > 0 {
-                        for (dx, wx) in [(0, 1 - fx), (1, fx)] where wx > 0 {
-                            var x = x0 + dx
-                            var y = y0 + dy
-                            if replicateBorder {
-                                x = min(max(x, 0), imageWidth - 1)
-                                y = min(max(y, 0), imageHeight - 1)
-                            } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
-                                continue
-                            }
-                            let at = (y * imageWidth + x) * channels
-                            let sample =
-                                channels == 1
-                                ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
-                            rgb += sample * (wx * wy)
+                    for corner in 0..<4 {
+                        let (dx, dy) = (corner & 1, corner >> 1)
+                        let weight = (dx == 0 ? 1 - fx : fx) * (dy == 0 ? 1 - fy : fy)
+                        guard weight > 0 else { continue }
+                        var x = x0 + dx
+                        var y = y0 + dy
+                        if replicateBorder {
+                            x = min(max(x, 0), imageWidth - 1)
+                            y = min(max(y, 0), imageHeight - 1)
+                        } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
+                            continue
                         }
+                        let at = (y * imageWidth + x) * channels
+                        let sample =
+                            channels == 1
+                            ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
+                        rgb += sample * weight
                     }
                     let at = (v * width + u) * 3
                     out[at] = low + scale * rgb.x
