@@ -2,7 +2,8 @@
 # Fills Plugins/Vision/runtime/ with what the Vision plugin runs on, all from the wheels pinned (by version
 # and SHA-256) in wheels.txt; nothing is downloaded at run time.
 #   wheels/    the three wheels, as pip downloaded them (reused when the runtime is rebuilt)
-#   lib/       OpenVINO's C API, core, CPU plugin, TFLite frontend and TBB, and libopenvino_c.so -> .2641
+#   lib/       OpenVINO's C API, core, CPU plugin, TFLite frontend, IR frontend (which reads the compiled
+#              models kept in the cache) and TBB, and libopenvino_c.so -> .2641
 #   include/   openvino/c/*.h, for -I runtime/include
 #   models/    MediaPipe's face detection, face landmark and selfie segmentation models; the two selfie
 #              models rewritten by rewrite_selfie.py so OpenVINO can read them
@@ -21,7 +22,7 @@ python=${PYTHON:-/usr/bin/python3}
 
 # The files taken from the wheels. A new pin changes these names, and the hashes in runtime.sha256.
 openvino_libs=(libopenvino_c.so.2641 libopenvino.so.2641 libopenvino_intel_cpu_plugin.so
-    libopenvino_tensorflow_lite_frontend.so.2641 libtbb.so.12)
+    libopenvino_tensorflow_lite_frontend.so.2641 libopenvino_ir_frontend.so.2641 libtbb.so.12)
 openvino_licenses=(LICENSE licensing/runtime-third-party-programs.txt licensing/onetbb_third-party-programs.txt
     licensing/onednn_third-party-programs.txt)
 models=(face_detection/face_detection_short_range.tflite face_detection/face_detection_full_range_sparse.tflite

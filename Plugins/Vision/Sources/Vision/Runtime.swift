@@ -8,13 +8,20 @@ struct VisionError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A MediaPipe model compiled for the CPU by OpenVINO. Compiling takes 150 to 300 ms, so each model file is
-/// compiled once per process (``Model/named(_:in:)``) and kept; every inference makes its own request, so
-/// nodes on different workers may use one model at once.
+/// A MediaPipe model compiled for the CPU by OpenVINO. Compiling takes 100 to 300 ms a model, so each model
+/// file is compiled once per process (``Model/named(_:in:)``) and kept, and OpenVINO keeps what it compiled
+/// in ``ModelCache`` between processes (loading that takes 30 to 70 ms). Every inference makes its own
+/// request, so nodes on different workers may use one model at once.
 final class Model: @unchecked Sendable {
-    /// Compiled models by file path. The one piece of shared state in the plugin: compiled models are
+    /// One model file's compiled model, made by the first node that asks for it. Each file has its own
+    /// lock, so two nodes needing different models compile them at the same time.
+    private final class Slot: Sendable {
+        let model = Mutex<Model?>(nil)
+    }
+
+    /// The slots by file path, and OpenVINO's core: the plugin's only shared state. Compiled models are
     /// immutable, and OpenVINO's compiled model is safe to use from any thread.
-    private static let compiled = Mutex<[String: Model]>([:])
+    private static let slots = Mutex<[String: Slot]>([:])
     private static let core = Mutex<OpaquePointer?>(nil)
 
     private let handle: OpaquePointer
@@ -30,42 +37,51 @@ final class Model: @unchecked Sendable {
     /// The model `file` in `folder`, compiled on first use.
     static func named(_ file: String, in folder: String) throws -> Model {
         let path = (folder as NSString).appendingPathComponent(file)
-        return try compiled.withLock { models -> Model in
-            if let model = models[path] { return model }
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw VisionError(
-                    "the model \(path) is missing (run make in Plugins/Vision, or set the models parameter or "
-                        + "TESSERA_VISION_MODELS to the folder holding \(file))")
-            }
-            let core = try core.withLock { core -> OpaquePointer in
-                if let core { return core }
-                var made: OpaquePointer?
-                try check(ov_core_create(&made), "starting OpenVINO")
-                guard let made else { throw VisionError("starting OpenVINO gave no core") }
-                core = made
-                return made
-            }
-            var model: OpaquePointer?
-            try check(ov_core_read_model(core, path, nil, &model), "reading the model \(path)")
-            defer { ov_model_free(model) }
-            // One thread: the scheduler already keeps every core busy. f32: OpenVINO's default on CPUs with
-            // bf16 support is bf16, which moves boxes and keypoints by over 1 % of the face. The keys are the
-            // values of ov_property_key_inference_num_threads and _hint_inference_precision (C globals Swift 6
-            // will not read from any thread).
-            var handle: OpaquePointer?
-            let settings = [("INFERENCE_NUM_THREADS", "1"), ("INFERENCE_PRECISION_HINT", "f32")]
-            let strings = settings.flatMap { [strdup($0.0), strdup($0.1)] }
-            defer { strings.forEach { free($0) } }
-            var properties = (0..<settings.count).map { index in
-                ov_property_t(key: UnsafePointer(strings[2 * index]), value: UnsafeRawPointer(strings[2 * index + 1]))
-            }
-            let status = ov_core_compile_model_props(core, model, "CPU", properties.count, &properties, &handle)
-            try check(status, "compiling the model \(path)")
-            guard let handle else { throw VisionError("compiling the model \(path) gave nothing") }
-            let made = Model(handle: handle, path: path)
-            models[path] = made
+        let slot = slots.withLock { slots in
+            if let slot = slots[path] { return slot }
+            let slot = Slot()
+            slots[path] = slot
+            return slot
+        }
+        return try slot.model.withLock { model -> Model in
+            if let model { return model }
+            let made = try compile(path, file: file)
+            model = made
             return made
         }
+    }
+
+    private static func compile(_ path: String, file: String) throws -> Model {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw VisionError(
+                "the model \(path) is missing (run make in Plugins/Vision, or set the models parameter or "
+                    + "TESSERA_VISION_MODELS to the folder holding \(file))")
+        }
+        let core = try core.withLock { core -> OpaquePointer in
+            if let core { return core }
+            var made: OpaquePointer?
+            try check(ov_core_create(&made), "starting OpenVINO")
+            guard let made else { throw VisionError("starting OpenVINO gave no core") }
+            core = made
+            return made
+        }
+        // One thread: the scheduler already keeps every core busy. f32: OpenVINO's default on CPUs with
+        // bf16 support is bf16, which moves boxes and keypoints by over 1 % of the face. The keys are the
+        // values of ov_property_key_inference_num_threads, _hint_inference_precision and _cache_dir (C
+        // globals Swift 6 will not read from any thread). Compiling from the file, not from a model read
+        // first, lets OpenVINO find a cached compiled model by the file's hash without parsing it.
+        var settings = [("INFERENCE_NUM_THREADS", "1"), ("INFERENCE_PRECISION_HINT", "f32")]
+        if let cache = ModelCache.folder { settings.append(("CACHE_DIR", cache)) }
+        let strings = settings.flatMap { [strdup($0.0), strdup($0.1)] }
+        defer { strings.forEach { free($0) } }
+        var properties = (0..<settings.count).map { index in
+            ov_property_t(key: UnsafePointer(strings[2 * index]), value: UnsafeRawPointer(strings[2 * index + 1]))
+        }
+        var handle: OpaquePointer?
+        let status = ov_core_compile_model_from_file_props(core, path, "CPU", properties.count, &properties, &handle)
+        try check(status, "compiling the model \(path)")
+        guard let handle else { throw VisionError("compiling the model \(path) gave nothing") }
+        return Model(handle: handle, path: path)
     }
 
     /// Runs the model on one NHWC Float32 input of `shape` and returns each output's values, by index.
@@ -112,6 +128,30 @@ private func check(_ status: ov_status_e, _ what: String) throws {
     let firstLine = detail.split(separator: "\n").first.map(String.init) ?? ""
     let reason = ov_get_error_info(status).map { String(cString: $0) } ?? "error \(status.rawValue)"
     throw VisionError("\(what): \(reason)" + (firstLine.isEmpty ? "" : " (\(firstLine))"))
+}
+
+/// Where OpenVINO keeps the models it compiled, so the next process loads them instead of compiling
+/// again: `TESSERA_VISION_CACHE` when set (empty turns the cache off), else `tessera/vision` in
+/// `XDG_CACHE_HOME` or `~/.cache`. A compiled model is found by a hash of its file, OpenVINO's version and
+/// the settings, and one that no longer loads (another CPU, a damaged file) is compiled again and replaced.
+/// A folder that cannot be made means no cache, never a failure.
+enum ModelCache {
+    static let folder: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let folder: String
+        if let chosen = environment["TESSERA_VISION_CACHE"] {
+            guard !chosen.isEmpty else { return nil }
+            folder = chosen
+        } else if let base = environment["XDG_CACHE_HOME"], base.hasPrefix("/") {
+            folder = base + "/tessera/vision"
+        } else if let home = environment["HOME"], !home.isEmpty {
+            folder = home + "/.cache/tessera/vision"
+        } else {
+            return nil
+        }
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return access(folder, W_OK | X_OK) == 0 ? folder : nil
+    }()
 }
 
 /// Where the models are: the `models` parameter when given, else `TESSERA_VISION_MODELS`, else the
