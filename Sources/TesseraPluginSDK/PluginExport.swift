@@ -79,9 +79,10 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
                         op: op, parameters: parameters, ports: ports, portCount: portCount, instance: instance,
                         info: info, message: Message(text: message, capacity: capacity))
                 },
-                run: { instance, images, imageCount, outputs, message, capacity in
+                run: nil,
+                run_v3: { instance, inputs, outputs, message, capacity in
                     Exported.run(
-                        instance: instance, images: images, imageCount: imageCount, outputs: outputs,
+                        instance: instance, inputs: inputs, outputs: outputs,
                         message: Message(text: message, capacity: capacity))
                 }))
     }
@@ -140,7 +141,7 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
     }
 
     /// Version 2: any node, its value inputs decoded from the host's JSON. A kernel node is made as in
-    /// version 1; a global node is checked now and run whole by ``run(instance:images:imageCount:outputs:message:)``.
+    /// version 1; a global node is checked now and run by ``run(instance:inputs:outputs:message:)``.
     static func create(
         op: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?, ports: UnsafePointer<tessera_port>?,
         portCount: Int32, instance: UnsafeMutablePointer<OpaquePointer?>?,
@@ -211,48 +212,34 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
         } catch {
             throw Failure("\(error)", code: TESSERA_ERROR_INPUTS)
         }
-        var described = tessera_instance_info()
-        described.output = tessera_image_info(
-            width: Int64(output.width), height: Int64(output.height), layout: output.layout.pluginCode,
-            depth: Int32(output.depth.bits))
-        described.input_count = Int32(made.ports.count)
-        withUnsafeMutableBytes(of: &described.input_ports) { bytes in
-            for (index, port) in made.ports.enumerated() {
-                bytes.storeBytes(of: Int32(port), toByteOffset: index * 4, as: Int32.self)
-            }
-        }
-        withUnsafeMutableBytes(of: &described.edges) { bytes in
-            for (index, edge) in made.edges.enumerated() {
-                bytes.storeBytes(of: edge.pluginCode, toByteOffset: index * 4, as: Int32.self)
-            }
-        }
-        info.pointee = described
+        info.pointee = made.info(output)
         instance.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
         return TESSERA_OK
     }
 
-    /// A global node's work: its images made from the host's whole buffers, the node run as in the host,
-    /// and each output handed back, images whole and values as JSON.
+    /// A global node's work: its images read from the host as the node asks for their pixels, the node
+    /// run as in the host, and each output handed back: a value as JSON, an image the node made with a
+    /// kernel over its inputs (or over nothing: a small buffer the kernel holds) as that kernel, for the
+    /// host's scheduler to render tile by tile; any other image whole.
     static func run(
-        instance: OpaquePointer?, images: UnsafePointer<tessera_buffer>?, imageCount: Int32,
-        outputs: UnsafePointer<tessera_outputs>?, message: Message
+        instance: OpaquePointer?, inputs: UnsafePointer<tessera_inputs>?, outputs: UnsafePointer<tessera_outputs>?,
+        message: Message
     ) -> Int32 {
-        guard let instance, let outputs,
+        guard let instance, let inputs, let outputs,
             let global = Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(instance)).takeUnretainedValue()
                 as? GlobalInstance
         else { return message.say("not a global node's instance", code: TESSERA_ERROR_RENDER) }
         let declaration = global.declaration
+        let reader = HostReader(inputs.pointee)
+        // Reads are the host's only during this call: an image kept past it fails to render, never crashes.
+        defer { reader.close() }
         var connected = global.connected
         for (index, described) in global.images {
-            guard index < Int(imageCount), let buffer = images?[index], let pixels = PixelBuffer(buffer),
-                let layout = PixelLayout(pluginCode: described.layout), pixels.channels == layout.channels,
-                pixels.region == Rect(width: Int(described.width), height: Int(described.height))
-            else {
-                return message.say(
-                    "input image \(index) is not the whole image create_v2 was told of", code: TESSERA_ERROR_INPUTS)
-            }
+            guard let layout = PixelLayout(pluginCode: described.layout) else { continue }
             connected[declaration.inputs[index].name] = .image(
-                Image(buffer: pixels, layout: layout, depth: SampleDepth(pluginBits: described.depth)))
+                Image(
+                    width: Int(described.width), height: Int(described.height), layout: layout,
+                    depth: SampleDepth(pluginBits: described.depth), source: HostImage(port: index, reader: reader)))
         }
         let produced: [String: NodeValue]
         do {
@@ -268,7 +255,11 @@ final class Exported: @unchecked Sendable {  // the table is written once, in in
                 return message.say("the node made no output '\(output.name)'", code: TESSERA_ERROR_RENDER)
             }
             let code: Int32
-            if case .image(let image) = value {
+            if case .image(let image) = value, let setKernel = sink.set_kernel, let kernel = try? Instance(image) {
+                var info = kernel.info(image)
+                code = setKernel(
+                    sink.results, Int32(index), OpaquePointer(Unmanaged.passRetained(kernel).toOpaque()), &info)
+            } else if case .image(let image) = value {
                 let pixels: PixelBuffer
                 do {
                     pixels = try image.pixels()
@@ -338,11 +329,11 @@ struct Failure: Error {
     }
 }
 
-/// A global node, configured: run whole by `run`, its images then made from the host's buffers.
+/// A global node, configured: run by `run_v3`, its images then read from the host.
 final class GlobalInstance: @unchecked Sendable {  // never changes after create_v2
     let declaration: NodeDeclaration
     let values: [String: any ParameterValue]
-    /// Value inputs, and stand-ins for the images until `run`.
+    /// Value inputs, and stand-ins for the images until `run_v3`.
     let connected: [String: NodeValue]
     /// Each image input's port and what create_v2 was told of it.
     let images: [Int: tessera_image_info]
@@ -393,17 +384,69 @@ final class Instance: Sendable {
     }
 }
 
+extension Instance {
+    /// What `create` (or `set_kernel`) tells the host of this kernel making `output`.
+    func info(_ output: Image) -> tessera_instance_info {
+        var described = tessera_instance_info()
+        described.output = tessera_image_info(
+            width: Int64(output.width), height: Int64(output.height), layout: output.layout.pluginCode,
+            depth: Int32(output.depth.bits))
+        described.input_count = Int32(ports.count)
+        withUnsafeMutableBytes(of: &described.input_ports) { bytes in
+            for (index, port) in ports.enumerated() {
+                bytes.storeBytes(of: Int32(port), toByteOffset: index * 4, as: Int32.self)
+            }
+        }
+        withUnsafeMutableBytes(of: &described.edges) { bytes in
+            for (index, edge) in edges.enumerated() {
+                bytes.storeBytes(of: edge.pluginCode, toByteOffset: index * 4, as: Int32.self)
+            }
+        }
+        return described
+    }
+}
+
 struct PassThrough: ImageKernel {
     func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws { output.copy(from: inputs[0]) }
 }
 
-/// An input image of the host: the plugin never renders it itself; the host hands its pixels to render.
+/// An input image of the host. A kernel node never renders it itself (the host hands its kernel the
+/// pixels); a global node reads it through the host while `run_v3` runs (``HostReader``).
 final class HostImage: PixelSource {
     let port: Int
-    init(port: Int) { self.port = port }
+    let reader: HostReader?
+
+    init(port: Int, reader: HostReader? = nil) {
+        self.port = port
+        self.reader = reader
+    }
 
     func render(into buffer: inout PixelBuffer) throws {
-        throw ImageError(message: "a plugin node reads its inputs only through its kernel")
+        guard let reader else { throw ImageError(message: "a plugin node reads its inputs only through its kernel") }
+        try reader.read(port, into: &buffer)
+    }
+}
+
+/// The host's `tessera_inputs` during one `run_v3` call, closed when the call returns.
+final class HostReader: @unchecked Sendable {  // used on the thread running run_v3; `open` is locked
+    private let inputs: tessera_inputs
+    private let open = Locked(true)
+
+    init(_ inputs: tessera_inputs) { self.inputs = inputs }
+
+    func close() { open.withLock { $0 = false } }
+
+    func read(_ port: Int, into buffer: inout PixelBuffer) throws {
+        guard open.withLock({ $0 }), let read = inputs.read else {
+            throw ImageError(message: "a global node reads its input images only while it runs")
+        }
+        let region = buffer.region.pluginRect
+        let code = buffer.samples.withUnsafeMutableBufferPointer {
+            read(inputs.source, Int32(port), region, $0.baseAddress)
+        }
+        guard code == TESSERA_OK else {
+            throw ImageError(message: "the host could not read input \(port) (code \(code))")
+        }
     }
 }
 

@@ -165,7 +165,9 @@ package final class ParallelSource: PixelSource, WorkSet {
 
     package func render(into target: inout PixelBuffer) throws {
         guard !target.region.isEmpty else { return }
-        guard !direct.load(ordering: .acquiring), let bands = try bands(for: target.region, mode: .floats) else {
+        guard !direct.load(ordering: .acquiring), !isSparse(target.region),
+            let bands = try bands(for: target.region, mode: .floats)
+        else {
             // After a global node's barrier, or for a writer whose bands hold file samples.
             try image.render(into: &target)
             return
@@ -197,6 +199,15 @@ package final class ParallelSource: PixelSource, WorkSet {
                     byteCount: length)
             }
         }
+    }
+
+    /// Whether a global node's request is much smaller than the bands it would render (a plugin node
+    /// reading the rows a model's input samples, a face's crop): it is then rendered on the asking
+    /// thread, straight from the input (whose caches serve it), not as whole rows of tiles.
+    private func isSparse(_ region: Rect) -> Bool {
+        guard role == .global else { return false }
+        let rows = ((region.maxY - 1) / tile - region.minY / tile + 1) * tile
+        return region.area * 4 <= rows * image.width
     }
 
     /// The bands `region` touches, rendered (with the ones ahead started), or nil when this source's

@@ -34,10 +34,12 @@ import TesseraIO
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
     }
 
-    /// The values the plugin computes, against the same computed here from the photo's pixels.
-    @Test func valuesFlowBetweenPluginAndBuiltInNodes() throws {
+    /// The values the plugin computes, against the same computed here from the photo's pixels: handed the
+    /// image whole (version 2's run), and reading it row by row with its mask given as a kernel (version 3).
+    @Test(arguments: [[], ["-DREGIONS"]])
+    func valuesFlowBetweenPluginAndBuiltInNodes(_ flags: [String]) throws {
         try withTemporaryFolder { folder in
-            let plugin = try Self.plugin(in: folder)
+            let plugin = try Self.plugin(in: folder, flags)
             try Self.graph(in: folder)
             let result = try CLI.run(["run", "g.yaml", "--plugin", plugin, "--quiet"], in: folder)
             #expect(result.status == 0, "\(result.stderr)")
@@ -101,6 +103,24 @@ import TesseraIO
             #expect(!result.signaled && result.status == 1)
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
             #expect(result.stderr.contains("\(plugin): brightest: \(message)"), "\(result.stderr)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
+            #expect(written.isEmpty, "\(written)")
+        }
+    }
+
+    /// Version 3's reads are checked: a region outside the image is refused and reported, the node fails
+    /// naming the plugin, and nothing is written.
+    @Test func readsOutsideTheImageAreRefused() throws {
+        try withTemporaryFolder { folder in
+            let plugin = try Self.plugin(in: folder, ["-DREGIONS"])
+            try Self.graph(in: folder, misbehave: "readOutside")
+            let result = try CLI.run(["run", "g.yaml", "--plugin", plugin, "--quiet"], in: folder)
+            #expect(!result.signaled && result.status == 1)
+            let photo = try ImageFile.info(path: PluginCommandTests.photo)
+            #expect(
+                result.stderr.contains(
+                    "\(plugin): brightest: a read failed (code 2) (the host refused: read of \(photo.width + 1)x1 at "
+                        + "(0, 0) of input 0, which is \(photo.width)x\(photo.height))"), "\(result.stderr)")
             let written = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
             #expect(written.isEmpty, "\(written)")
         }

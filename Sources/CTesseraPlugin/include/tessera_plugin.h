@@ -7,9 +7,10 @@
  * A plugin exports one symbol, `tessera_plugin_entry`, returning a pointer to a `tessera_plugin` that
  * stays valid while the library is loaded. The host reads `abi_version` first (as GEGL checks a module's
  * ABI version before anything else) and reads the table as that version laid it out: this host reads
- * versions 1 and 2. Version 2 only adds fields at the end (`create_v2`, `run`): a plugin that leaves
- * them NULL works as a version 1 plugin did, and one that must also load in hosts older than this
- * header sets `abi_version` to 1 (its table is then read only up to `destroy`).
+ * versions 1 to 3. Each version only adds fields at the end (2: `create_v2`, `run`; 3: `run_v3`, and
+ * `set_kernel` at the end of `tessera_outputs`): a plugin that leaves them NULL works as the version
+ * before did, and one that must also load in older hosts sets `abi_version` to the oldest version whose
+ * fields it uses (its table is then read only as far as that version laid it out).
  *
  * The catalog is JSON, in the format of `tessera nodes --json`:
  *
@@ -32,7 +33,15 @@
  * their boxes); and a node with access "global" reads its input images
  * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
  * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
- * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run`.
+ * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run` or
+ * `run_v3`.
+ *
+ * Version 3 lets a global node read only what it needs and leave its image outputs lazy (`run_v3`): it
+ * reads regions of its input images when it wants them (`tessera_inputs.read`; a face detector reads
+ * the rows its model's input samples, not a whole 12-megapixel photo), and it may give an image output
+ * as a kernel (`tessera_outputs.set_kernel`) that the scheduler renders tile by tile on its workers,
+ * as it renders a kernel node's output, instead of a whole buffer (a 256 x 256 mask upsampled to the
+ * photo's size where the pixels are written).
  *
  * Values cross as JSON, exactly as `save` writes them to a .json file and `tessera run --json` prints
  * them; Docs/schemas/ has a JSON Schema for each kind:
@@ -81,12 +90,12 @@ extern "C" {
 #endif
 
 /* The version of this header. A host reads plugins of this version and the ones before it. */
-#define TESSERA_PLUGIN_ABI_VERSION 2
+#define TESSERA_PLUGIN_ABI_VERSION 3
 
 /* The name of the one symbol a plugin exports: `const tessera_plugin *tessera_plugin_entry(void)`. */
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
 
-/* Return codes of `create`, `create_v2`, `render` and `run`. Anything else but TESSERA_OK is a failure too. */
+/* Return codes of `create`, `create_v2`, `render`, `run` and `run_v3`. Anything else but TESSERA_OK is a failure too. */
 #define TESSERA_OK 0
 #define TESSERA_ERROR_PARAMETERS 1 /* a parameter value the plugin cannot use */
 #define TESSERA_ERROR_INPUTS 2     /* input images of a kind the node cannot read */
@@ -136,6 +145,22 @@ typedef struct tessera_port {
     const char *value_json;
 } tessera_port;
 
+/* Where a global node's `run_v3` reads its input images, valid during that call only, and only on the
+   thread that runs it. `read` fills `samples` (`region.width * region.height * channels` floats, laid
+   out as in tessera_buffer, `channels` 1 for a TESSERA_LAYOUT_GRAY input, else 4) with input port
+   `port`'s pixels in `region`, which must be inside the image (origin (0, 0), the size create_v2 was
+   told of). The host renders what is asked through its scheduler (on its workers, from sources decoded
+   once), so a read may take a while; read regions as large as a step of the work needs, not pixel by
+   pixel. Returns TESSERA_OK, or TESSERA_ERROR_INPUTS for a port that is not a connected image, a region
+   outside it or no buffer (the host then reports that mistake when `run_v3` returns), or
+   TESSERA_ERROR_RENDER when rendering the input failed (a damaged file: the host reports that error,
+   naming the file). */
+typedef struct tessera_source tessera_source;
+typedef struct tessera_inputs {
+    tessera_source *source;
+    int32_t (*read)(tessera_source *source, int32_t port, tessera_rect region, float *samples);
+} tessera_inputs;
+
 /* Where a global node's `run` hands its outputs back, valid during that call only, and called on the
    thread that runs it. The host copies what it is given. `set_value` takes output port `output` (an
    index into the catalog's "outputs") as JSON, which is checked against the declared kind after `run`
@@ -146,25 +171,36 @@ typedef struct tessera_port {
    size, layout or pointer); the host reports the first such mistake when `run` returns, with its own
    message if `run` failed. Every output must be given before `run` returns TESSERA_OK. */
 typedef struct tessera_results tessera_results;
+typedef struct tessera_instance tessera_instance;
+typedef struct tessera_instance_info tessera_instance_info;
 typedef struct tessera_outputs {
     tessera_results *results;
     int32_t (*set_value)(tessera_results *results, int32_t output, const char *json);
     int32_t (*set_image)(tessera_results *results, int32_t output, const tessera_buffer *image, int32_t layout,
                          int32_t depth);
+    /* Version 3 (given to `run_v3` only): image output `output` as a kernel, rendered later by the
+       scheduler exactly as a kernel node's output is: `instance` is an instance of this plugin that
+       `input_region`, `render` and `destroy` accept, and `info` says what it makes and which of the
+       node's input ports it reads, with what edge modes, as `create` says it. The host owns `instance`
+       from this call on, whether it takes it or not (it calls `destroy` once it is done with it); the
+       instance must not change after this call and must not use `tessera_inputs` (its inputs come to
+       `render`, rendered by the host). Returns as `set_image` does. */
+    int32_t (*set_kernel)(tessera_results *results, int32_t output, tessera_instance *instance,
+                          const tessera_instance_info *info);
 } tessera_outputs;
 
-/* A configured node: made by `create`, owned by the plugin, released by `destroy`. */
-typedef struct tessera_instance tessera_instance;
+/* A configured node (made by `create`, owned by the plugin, released by `destroy`) is a
+   `tessera_instance`, declared above. */
 
 /* What `create` says about the node it made. A global node's is not read (its `run` gives its outputs). */
-typedef struct tessera_instance_info {
+struct tessera_instance_info {
     tessera_image_info output;
     /* The kernel's inputs: `input_count` of them; kernel input i reads the node's input port
        `input_ports[i]` (an index into the catalog's "inputs") with edge mode `edges[i]`. */
     int32_t input_count;
     int32_t input_ports[TESSERA_MAX_INPUTS];
     int32_t edges[TESSERA_MAX_INPUTS];
-} tessera_instance_info;
+};
 
 typedef struct tessera_plugin {
     /* TESSERA_PLUGIN_ABI_VERSION as the plugin was built. Read first; the rest only if it matches. */
@@ -209,6 +245,14 @@ typedef struct tessera_plugin {
        `outputs` and returns TESSERA_OK, or an error code with a message as `create` does. */
     int32_t (*run)(const tessera_instance *instance, const tessera_buffer *images, int32_t image_count,
                    const tessera_outputs *outputs, char *message, size_t message_capacity);
+
+    /* Version 3 (NULL in a plugin that does not need it): */
+
+    /* A global node's work, as `run`, but reading its input images through `inputs` (only the regions it
+       asks for) instead of being handed them whole, and free to give image outputs as kernels
+       (`outputs->set_kernel`). When it is set the host calls it instead of `run`. */
+    int32_t (*run_v3)(const tessera_instance *instance, const tessera_inputs *inputs, const tessera_outputs *outputs,
+                      char *message, size_t message_capacity);
 } tessera_plugin;
 
 /* The entry point every plugin defines. */

@@ -15,12 +15,20 @@ public final class Plugin: @unchecked Sendable {
     public private(set) var declarations: [NodeDeclaration] = []
     /// Immutable after loading; the plugin promises its functions may be called from any thread.
     let table: tessera_plugin
-    /// The ABI version the plugin was built for (1 or 2).
+    /// The ABI version the plugin was built for (1 to 3).
     let abiVersion: Int
     /// The bytes of a version 1 table: the fields before `create_v2`.
     static let version1Size: Int = {
         guard let offset = MemoryLayout<tessera_plugin>.offset(of: \tessera_plugin.create_v2) else {
             preconditionFailure("tessera_plugin.create_v2 is a stored field of the C struct")
+        }
+        return offset
+    }()
+
+    /// The bytes of a version 2 table: the fields before `run_v3`.
+    static let version2Size: Int = {
+        guard let offset = MemoryLayout<tessera_plugin>.offset(of: \tessera_plugin.run_v3) else {
+            preconditionFailure("tessera_plugin.run_v3 is a stored field of the C struct")
         }
         return offset
     }()
@@ -62,9 +70,10 @@ public final class Plugin: @unchecked Sendable {
                     + "\(TESSERA_PLUGIN_ABI_VERSION); rebuild the plugin against this Tessera's tessera_plugin.h")
         }
         abiVersion = Int(version)
-        // A version 1 table ends before version 2's fields: copy only what that version laid out.
+        // An older version's table ends before the next version's fields: copy only what it laid out.
         var table = tessera_plugin()
-        let size = version >= 2 ? MemoryLayout<tessera_plugin>.size : Self.version1Size
+        let size =
+            version >= 3 ? MemoryLayout<tessera_plugin>.size : version == 2 ? Self.version2Size : Self.version1Size
         withUnsafeMutableBytes(of: &table) { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry, count: size)) }
         self.table = table
         // Version 2 may leave `create` out for `create_v2`; nodes check the functions their access needs.
@@ -78,7 +87,7 @@ public final class Plugin: @unchecked Sendable {
         // as version 1 did, and one with global nodes must have run.
         declarations = try PluginCatalog.declarations(
             from: String(cString: catalog), path: path, plugin: self, version: table.create_v2 == nil ? 1 : abiVersion)
-        if table.run == nil, let global = declarations.first(where: { $0.access == .global }) {
+        if table.run == nil, table.run_v3 == nil, let global = declarations.first(where: { $0.access == .global }) {
             throw PluginError(path, "\(global.info.op) is a global node, but its plugin table has no run function")
         }
         if table.input_region == nil || table.render == nil,

@@ -22,6 +22,15 @@ struct PluginNode: ConfiguredNode {
         }
         let (instance, info) = try create()
         if access == .global { return try runWhole(instance, images: images) }
+        return NodeOutputs(.image(try Self.kernelImage(instance, info, images: images, plugin: plugin, op: op)))
+    }
+
+    /// The image a plugin instance's kernel makes, as `info` describes it, reading the node's input
+    /// `images` (a kernel node's output, or a global node's output given as a kernel), every field of
+    /// `info` checked first.
+    static func kernelImage(
+        _ instance: PluginInstance, _ info: tessera_instance_info, images: [Image?], plugin: Plugin, op: String
+    ) throws -> Image {
         guard plugin.table.input_region != nil, plugin.table.render != nil else {
             throw ImageError(path: plugin.path, message: "\(op): the plugin table has no input_region or render")
         }
@@ -55,12 +64,10 @@ struct PluginNode: ConfiguredNode {
             }
             kernelInputs.append(KernelInput(image, edge: edge))
         }
-        let depth = SampleDepth(pluginBits: output.depth)
-        return NodeOutputs(
-            .image(
-                Image(
-                    width: Int(output.width), height: Int(output.height), layout: layout, depth: depth,
-                    kernel: PluginKernel(instance: instance, channels: layout.channels), inputs: kernelInputs)))
+        return Image(
+            width: Int(output.width), height: Int(output.height), layout: layout,
+            depth: SampleDepth(pluginBits: output.depth),
+            kernel: PluginKernel(instance: instance, channels: layout.channels), inputs: kernelInputs)
     }
 
     /// Asks the plugin for an instance: through `create_v2` with every input port (an image's size or a
@@ -112,15 +119,11 @@ struct PluginNode: ConfiguredNode {
         return (PluginInstance(plugin: plugin, op: op, pointer: instancePointer), info)
     }
 
-    /// A global node: its input images rendered whole, handed to the plugin's `run` once, and every
-    /// output it gives back checked against its declaration before the graph sees it.
+    /// A global node: run once, reading its input images (version 3: the regions it asks for through
+    /// ``PluginInputs``; version 2: rendered whole and handed over), and every output it gives back checked
+    /// against its declaration before the graph sees it.
     private func runWhole(_ instance: PluginInstance, images: [Image?]) throws -> NodeOutputs {
-        guard let run = plugin.table.run else {
-            throw ImageError(
-                path: plugin.path, message: "\(op): the plugin table has no run function for a global node")
-        }
-        let whole = try images.map { try $0?.pixels() }
-        let collector = PluginOutputs(outputs)
+        let collector = PluginOutputs(outputs, images: images, plugin: plugin, op: op)
         var message = [CChar](repeating: 0, count: 1024)
         var sink = tessera_outputs(
             results: OpaquePointer(Unmanaged.passUnretained(collector).toOpaque()),
@@ -133,30 +136,59 @@ struct PluginNode: ConfiguredNode {
                 guard let results else { return TESSERA_ERROR_INPUTS }
                 guard let image else { return PluginOutputs.from(results).fail("set_image with no image") }
                 return PluginOutputs.from(results).setImage(Int(output), image.pointee, layout: layout, depth: depth)
-            })
-        let empty = PixelBuffer(region: .empty, channels: 1)
-        let code = try PluginKernel.withBuffers(whole.map { $0 ?? empty }) { buffers in
-            // A value port's (or an unconnected port's) buffer is empty: no channels, no samples.
-            var described = Array(buffers)
-            for (index, image) in whole.enumerated() where image == nil {
-                described[index] = tessera_buffer(region: tessera_rect(), channels: 0, samples: nil)
+            },
+            set_kernel: nil)
+        let code: Int32
+        var reader: PluginInputs?
+        if let run = plugin.table.run_v3 {
+            sink.set_kernel = { results, output, instance, info in
+                guard let results else { return TESSERA_ERROR_INPUTS }
+                return PluginOutputs.from(results).setKernel(Int(output), instance, info)
             }
-            return message.withUnsafeMutableBufferPointer { text in
-                described.withUnsafeBufferPointer { described in
-                    run(
-                        instance.pointer, described.baseAddress, Int32(described.count), &sink, text.baseAddress,
-                        text.count)
+            let inputs = PluginInputs(images)
+            reader = inputs
+            var source = tessera_inputs(
+                source: OpaquePointer(Unmanaged.passUnretained(inputs).toOpaque()),
+                read: { source, port, region, samples in
+                    guard let source else { return TESSERA_ERROR_INPUTS }
+                    return PluginInputs.from(source).read(Int(port), region: region, into: samples)
+                })
+            code = message.withUnsafeMutableBufferPointer { text in
+                run(instance.pointer, &source, &sink, text.baseAddress, text.count)
+            }
+            withExtendedLifetime(inputs) {}
+        } else if let run = plugin.table.run {
+            let whole = try images.map { try $0?.pixels() }
+            let empty = PixelBuffer(region: .empty, channels: 1)
+            code = try PluginKernel.withBuffers(whole.map { $0 ?? empty }) { buffers in
+                // A value port's (or an unconnected port's) buffer is empty: no channels, no samples.
+                var described = Array(buffers)
+                for (index, image) in whole.enumerated() where image == nil {
+                    described[index] = tessera_buffer(region: tessera_rect(), channels: 0, samples: nil)
+                }
+                return message.withUnsafeMutableBufferPointer { text in
+                    described.withUnsafeBufferPointer { described in
+                        run(
+                            instance.pointer, described.baseAddress, Int32(described.count), &sink, text.baseAddress,
+                            text.count)
+                    }
                 }
             }
+        } else {
+            throw ImageError(
+                path: plugin.path, message: "\(op): the plugin table has no run function for a global node")
         }
         withExtendedLifetime(collector) {}
+        // An input that failed to render (a damaged file) is that file's error, whatever the plugin said.
+        if let failure = reader?.failure { throw failure }
         guard code == TESSERA_OK else {
             // The host's own reason, when it refused something the plugin gave, says more than the plugin's.
-            let reason = collector.mistake.map { " (the host refused: \($0))" } ?? ""
+            let reason = (reader?.mistake ?? collector.mistake).map { " (the host refused: \($0))" } ?? ""
             throw ImageError(
                 path: plugin.path, message: "\(op): \(Self.text(message, code: code, default: "run failed"))\(reason)")
         }
         do {
+            if let mistake = reader?.mistake { throw NodeConfigurationError(mistake) }
             return NodeOutputs(try collector.values())
         } catch {
             throw ImageError(path: plugin.path, message: "\(op): \(error)")
@@ -288,9 +320,54 @@ struct PluginKernel: ImageKernel {
     }
 }
 
+/// A global plugin node's input images, read by its `run_v3` region by region on the thread that runs it.
+final class PluginInputs {
+    let images: [Image?]
+    /// The first request the host refused (a wrong port, a region outside the image), reported after `run_v3`.
+    private(set) var mistake: String?
+    /// The first error rendering an input, thrown after `run_v3`.
+    private(set) var failure: (any Error)?
+
+    init(_ images: [Image?]) { self.images = images }
+
+    static func from(_ pointer: OpaquePointer) -> PluginInputs {
+        Unmanaged<PluginInputs>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    func read(_ port: Int, region: tessera_rect, into samples: UnsafeMutablePointer<Float>?) -> Int32 {
+        guard images.indices.contains(port), let image = images[port] else {
+            mistake = mistake ?? "read of input \(port), which is not a connected image"
+            return TESSERA_ERROR_INPUTS
+        }
+        let rect = Rect(region)
+        guard let samples, region.width > 0, region.height > 0, rect.intersection(image.extent) == rect else {
+            mistake =
+                mistake
+                ?? "read of \(region.width)x\(region.height) at (\(region.x), \(region.y)) of input \(port), "
+                + "which is \(image.width)x\(image.height)"
+            return TESSERA_ERROR_INPUTS
+        }
+        do {
+            let pixels = try image.pixels(in: rect)
+            pixels.samples.withUnsafeBufferPointer { read in
+                guard let base = read.baseAddress else { return }
+                samples.update(from: base, count: read.count)
+            }
+            return TESSERA_OK
+        } catch {
+            failure = failure ?? error
+            return TESSERA_ERROR_RENDER
+        }
+    }
+}
+
 /// What a global plugin node's `run` gave back, port by port, until the host checks it all.
 final class PluginOutputs {
     let declared: [OutputDeclaration]
+    /// What a kernel output reads, and whose kernel it is.
+    let images: [Image?]
+    let plugin: Plugin
+    let op: String
     private var given: [Int: NodeValue] = [:]
     private var texts: [Int: String] = [:]
     /// The first mistake in a call (a wrong port, a bad image), reported after `run`.
@@ -298,7 +375,12 @@ final class PluginOutputs {
     /// The most pixels an image output may have (the default output limit).
     static let maxPixels: Int64 = 1 << 32
 
-    init(_ declared: [OutputDeclaration]) { self.declared = declared }
+    init(_ declared: [OutputDeclaration], images: [Image?], plugin: Plugin, op: String) {
+        self.declared = declared
+        self.images = images
+        self.plugin = plugin
+        self.op = op
+    }
 
     static func from(_ pointer: OpaquePointer) -> PluginOutputs {
         Unmanaged<PluginOutputs>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
@@ -345,6 +427,25 @@ final class PluginOutputs {
             samples: Array(UnsafeBufferPointer(start: samples, count: count)))
         given[port] = .image(Image(buffer: buffer, layout: layout, depth: SampleDepth(pluginBits: depth)))
         return TESSERA_OK
+    }
+
+    /// An image output as a kernel of `pointer`, an instance the host owns from now on.
+    func setKernel(_ port: Int, _ pointer: OpaquePointer?, _ info: UnsafePointer<tessera_instance_info>?) -> Int32 {
+        guard let pointer else { return fail("set_kernel with no instance") }
+        let instance = PluginInstance(plugin: plugin, op: op, pointer: pointer)
+        guard declared.indices.contains(port), declared[port].type == .image else {
+            return fail("set_kernel for output \(port), which is not an image output")
+        }
+        guard let info else { return fail("set_kernel with no instance info") }
+        do {
+            given[port] = .image(
+                try PluginNode.kernelImage(instance, info.pointee, images: images, plugin: plugin, op: op))
+            return TESSERA_OK
+        } catch let error as ImageError {
+            return fail("output '\(declared[port].name)': \(error.message)")
+        } catch {
+            return fail("output '\(declared[port].name)': \(error)")
+        }
     }
 
     /// Every declared output by name, values parsed and checked against their declared kind.

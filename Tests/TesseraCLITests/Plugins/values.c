@@ -5,7 +5,9 @@
  *     or none, its confidence the share of such pixels), the image's mean red (`mean`) and a gray mask of
  *     them (`mask`). `misbehave` makes it give a wrong output instead, one way each, for the host's checks.
  *   boxMask (point): 1 inside any of the `boxes` it is given (a value input), 0 elsewhere, the size of `like`.
- * -DABI_VERSION=1 claims version 1, whose catalogs cannot declare either node.
+ * -DABI_VERSION=1 claims version 1, whose catalogs cannot declare either node. -DREGIONS adds version 3's
+ * run_v3: brightest then reads its input row by row through the host and gives its mask as a kernel
+ * (`misbehave: readOutside` reads a row one pixel too wide).
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@ static const char catalog[] =
     "{\"name\": \"mask\", \"type\": \"image\"}], \"parameters\": ["
     "{\"name\": \"threshold\", \"type\": \"number\", \"default\": 0.5, \"minimum\": 0, \"maximum\": 1, \"doc\": \"The least red counted.\"},"
     "{\"name\": \"misbehave\", \"type\": \"choice\", \"default\": \"none\", \"choices\": [\"none\", \"notJSON\", "
-    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
+    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\", \"readOutside\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
     "{\"op\": \"boxMask\", \"summary\": \"1 inside the boxes, 0 elsewhere.\", \"access\": \"point\", "
     "\"inputs\": [{\"name\": \"boxes\", \"type\": \"boxes\"}, {\"name\": \"like\", \"type\": \"image\"}], "
     "\"outputs\": [{\"name\": \"output\", \"type\": \"image\"}], \"parameters\": []}"
@@ -36,6 +38,9 @@ static const char catalog[] =
 
 struct tessera_instance {
     int global;
+    int mask_kernel; /* run_v3's mask: 1 where input 0's red is at least `threshold` */
+    int channels;
+    int64_t width, height; /* brightest's input, as create_v2 was told */
     double threshold;
     char misbehave[16];
     int box_count;
@@ -61,6 +66,9 @@ static int32_t create_v2(const char *op, const char *parameters, const tessera_p
     if (made == NULL) return say(message, capacity, TESSERA_ERROR_RENDER, "out of memory");
     if (strcmp(op, "brightest") == 0) {
         made->global = 1;
+        made->channels = count == 1 && inputs[0].image.layout == TESSERA_LAYOUT_GRAY ? 1 : 4;
+        made->width = count == 1 ? inputs[0].image.width : 0;
+        made->height = count == 1 ? inputs[0].image.height : 0;
         made->threshold = number_after(parameters, "\"threshold\"");
         const char *word = strstr(parameters, "\"misbehave\"");
         if (word != NULL) sscanf(strchr(word + 11, '"') + 1, "%15[^\"]", made->misbehave);
@@ -96,10 +104,20 @@ static tessera_rect input_region(const tessera_instance *instance, tessera_rect 
 
 static int32_t render(const tessera_instance *instance, tessera_buffer *output, const tessera_buffer *inputs,
                       int32_t count, char *message, size_t capacity) {
-    (void)inputs;
-    (void)count;
     (void)message;
     (void)capacity;
+    if (instance->mask_kernel) {
+        if (count != 1) return TESSERA_ERROR_INPUTS;
+        const tessera_buffer *in = &inputs[0];
+        for (int64_t y = 0; y < output->region.height; y++) {
+            for (int64_t x = 0; x < output->region.width; x++) {
+                int64_t at = ((y + output->region.y - in->region.y) * in->region.width + x + output->region.x -
+                              in->region.x) * in->channels;
+                output->samples[y * output->region.width + x] = in->samples[at] >= instance->threshold ? 1.0f : 0.0f;
+            }
+        }
+        return TESSERA_OK;
+    }
     for (int64_t y = 0; y < output->region.height; y++) {
         for (int64_t x = 0; x < output->region.width; x++) {
             double px = (double)(x + output->region.x) + 0.5, py = (double)(y + output->region.y) + 0.5;
@@ -114,10 +132,9 @@ static int32_t render(const tessera_instance *instance, tessera_buffer *output, 
     return TESSERA_OK;
 }
 
-static int32_t run(const tessera_instance *instance, const tessera_buffer *images, int32_t count,
-                   const tessera_outputs *outputs, char *message, size_t capacity) {
-    if (count != 1 || images[0].channels == 0) return say(message, capacity, TESSERA_ERROR_INPUTS, "no image");
-    const tessera_buffer *image = &images[0];
+/* brightest's work on `image`, its outputs given to `outputs`; the mask whole, or as a kernel when `as_kernel`. */
+static int32_t analyze(const tessera_instance *instance, const tessera_buffer *image, const tessera_outputs *outputs,
+                       int as_kernel, char *message, size_t capacity) {
     const char *misbehave = instance->misbehave;
     if (strcmp(misbehave, "fail") == 0) return say(message, capacity, TESSERA_ERROR_RENDER, "the model is missing");
     int64_t width = image->region.width, height = image->region.height;
@@ -162,10 +179,48 @@ static int32_t run(const tessera_instance *instance, const tessera_buffer *image
     if (strcmp(misbehave, "missing") != 0) outputs->set_value(outputs->results, 1, mean);
     tessera_buffer made = {{0, 0, width, height}, 1, mask};
     if (strcmp(misbehave, "badImage") == 0) made.region.x = 5;
-    outputs->set_image(outputs->results, 2, &made, TESSERA_LAYOUT_GRAY, 8);
+    if (as_kernel) {
+        tessera_instance *kernel = calloc(1, sizeof *kernel);
+        if (kernel == NULL) return say(message, capacity, TESSERA_ERROR_RENDER, "out of memory");
+        kernel->mask_kernel = 1;
+        kernel->threshold = instance->threshold;
+        tessera_instance_info info = {{width, height, TESSERA_LAYOUT_GRAY, 8}, 1, {0}, {TESSERA_EDGE_CLAMP}};
+        outputs->set_kernel(outputs->results, 2, kernel, &info);
+    } else {
+        outputs->set_image(outputs->results, 2, &made, TESSERA_LAYOUT_GRAY, 8);
+    }
     free(mask);
     return TESSERA_OK;
 }
+
+static int32_t run(const tessera_instance *instance, const tessera_buffer *images, int32_t count,
+                   const tessera_outputs *outputs, char *message, size_t capacity) {
+    if (count != 1 || images[0].channels == 0) return say(message, capacity, TESSERA_ERROR_INPUTS, "no image");
+    return analyze(instance, &images[0], outputs, 0, message, capacity);
+}
+
+#ifdef REGIONS
+/* Version 3: the input read row by row through the host, the mask given as a kernel. */
+static int32_t run_v3(const tessera_instance *instance, const tessera_inputs *inputs, const tessera_outputs *outputs,
+                      char *message, size_t capacity) {
+    int64_t width = instance->width, height = instance->height;
+    int channels = instance->channels;
+    float *samples = malloc((size_t)(width * height * channels) * sizeof(float));
+    if (samples == NULL) return say(message, capacity, TESSERA_ERROR_RENDER, "out of memory");
+    int64_t row_width = strcmp(instance->misbehave, "readOutside") == 0 ? width + 1 : width;
+    for (int64_t y = 0; y < height; y++) {
+        if (inputs->read(inputs->source, 0, (tessera_rect){0, y, row_width, 1}, samples + y * width * channels) !=
+            TESSERA_OK) {
+            free(samples);
+            return say(message, capacity, TESSERA_ERROR_INPUTS, "a read failed");
+        }
+    }
+    tessera_buffer image = {{0, 0, width, height}, channels, samples};
+    int32_t code = analyze(instance, &image, outputs, 1, message, capacity);
+    free(samples);
+    return code;
+}
+#endif
 
 /* Version 1's create: these nodes need version 2's ports. */
 static int32_t create(const char *op, const char *parameters, const tessera_image_info *inputs, int32_t count,
@@ -186,6 +241,9 @@ const tessera_plugin *tessera_plugin_entry(void) {
         .destroy = destroy,
         .create_v2 = create_v2,
         .run = run,
+#ifdef REGIONS
+        .run_v3 = run_v3,
+#endif
     };
     return &plugin;
 }

@@ -60,10 +60,11 @@ struct BrightestWindow: Node {
             }
         }
         let area = Double(side * side)
-        var mask = PixelBuffer(region: Rect(width: width, height: height), channels: 1)
-        for y in best.y..<(best.y + side) {
-            for x in best.x..<(best.x + side) { mask.samples[y * width + x] = 1 }
-        }
+        // The mask is a kernel without inputs: the host renders it tile by tile where it is read, and the
+        // node never holds an image of the input's size.
+        let mask = Image(
+            width: width, height: height, layout: .gray, depth: .uint8,
+            kernel: Square(square: Rect(x: best.x, y: best.y, width: side, height: side)), inputs: [])
         return NodeOutputs([
             "box": .boxes([
                 Box(
@@ -71,7 +72,24 @@ struct BrightestWindow: Node {
                     confidence: min(max(best.sum / area, 0), 1))
             ]),
             "mean": .number(total / Double(width * height)),
-            "mask": .image(Image(buffer: mask, layout: .gray, depth: .uint8)),
+            "mask": .image(mask),
         ])
+    }
+}
+
+/// 1 inside `square`, 0 elsewhere.
+struct Square: ImageKernel {
+    let square: Rect
+
+    func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+        let region = output.region
+        let inside = region.intersection(square)
+        for index in output.samples.indices { output.samples[index] = 0 }
+        guard !inside.isEmpty else { return }
+        for y in inside.minY..<inside.maxY {
+            for x in inside.minX..<inside.maxX {
+                output.samples[(y - region.minY) * region.width + x - region.minX] = 1
+            }
+        }
     }
 }
