@@ -40,7 +40,7 @@ struct DetectFaces: Node {
 
     func run() throws -> NodeOutputs {
         let faces = try FaceAnalysis(models: models?.resolved, range: range).faces(
-            in: try input.pixels(), threshold: minimumConfidence, keepMesh: false)
+            in: input, threshold: minimumConfidence, keepMesh: false)
         return NodeOutputs(["faces": .faces(faces)])
     }
 }
@@ -59,22 +59,22 @@ struct FaceAnalysis {
     /// Every detected face, with its pose and quality from its mesh; the mesh itself kept when asked. A
     /// face whose mesh the model does not find (presence under 0.5) keeps its box and keypoints, with roll
     /// from its eyes, yaw and pitch 0, and quality 0.
-    func faces(in pixels: PixelBuffer, threshold: Double?, keepMesh: Bool) throws -> [Face] {
-        let (width, height) = (pixels.region.width, pixels.region.height)
+    func faces(in image: Image, threshold: Double?, keepMesh: Bool) throws -> [Face] {
+        let (width, height) = (image.width, image.height)
         let size = SIMD2(Double(width), Double(height))
         var faces: [Face] = []
-        for detection in try detector.detect(pixels, threshold: threshold) {
+        for detection in try detector.detect(image, threshold: threshold) {
             let low = detection.minimum * size
             let extent = (detection.maximum - detection.minimum) * size
             var face = Face(
                 box: Box(x: low.x, y: low.y, width: extent.x, height: extent.y, confidence: detection.score),
                 keypoints: detection.keypoints.map { $0 * size })
             let region = FaceMesh.Region(detection, width: width, height: height)
-            let (points, crop) = try mesh.landmarks(pixels, region: region)
+            let (points, crop) = try mesh.landmarks(image, region: region)
             if let points {
                 // The pose from a second mesh, its crop leveled by the first: a turned photo then turns the
                 // roll by the same angle (within a degree or two, not four).
-                let leveled = try mesh.landmarks(pixels, region: region.leveled(by: points)).points ?? points
+                let leveled = try mesh.landmarks(image, region: region.leveled(by: points)).points ?? points
                 (face.roll, face.yaw, face.pitch) = FacePose.angles(leveled)
                 face.captureQuality =
                     CaptureQuality.terms(

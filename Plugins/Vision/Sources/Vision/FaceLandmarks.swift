@@ -31,7 +31,7 @@ struct FaceLandmarks: Node {
 
     func run() throws -> NodeOutputs {
         let faces = try FaceAnalysis(models: models?.resolved, range: range).faces(
-            in: try input.pixels(), threshold: minimumConfidence, keepMesh: true)
+            in: input, threshold: minimumConfidence, keepMesh: true)
         return NodeOutputs(["faces": .faces(faces.filter { !$0.landmarks.isEmpty })])
     }
 }

@@ -59,7 +59,7 @@ struct FrameFace: Node {
         let (chin, brow) = Self.chinAndBrow(face)
         var crown = brow - (chin - brow) * 0.5  // the brow-to-chin span is about two thirds of the head
         if let mask {
-            crown = try Self.crown(in: mask.pixels(), above: face, brow: brow) ?? crown
+            crown = try Self.crown(in: mask, above: face, brow: brow) ?? crown
         }
         let head = chin - crown
         let height = head / headHeight
@@ -99,18 +99,20 @@ struct FrameFace: Node {
     }
 
     /// The top of the person mask above the face: the highest row, in the middle fifth of the face's width,
-    /// where the mask is still at least 0.5 in a run reaching down to the brow.
-    static func crown(in mask: PixelBuffer, above face: Face, brow: Double) -> Double? {
-        let (width, height) = (mask.region.width, mask.region.height)
+    /// where the mask is still at least 0.5 in a run reaching down to the brow. Only that column of the
+    /// mask, down to the brow, is read.
+    static func crown(in mask: Image, above face: Face, brow: Double) throws -> Double? {
         let middle = face.box.x + face.box.width / 2
         let low = max(Int(middle - face.box.width / 10), 0)
-        let high = min(Int(middle + face.box.width / 10), width - 1)
+        let high = min(Int(middle + face.box.width / 10), mask.width - 1)
         guard low <= high else { return nil }
-        var row = min(max(Int(brow), 0), height - 1)
+        var row = min(max(Int(brow), 0), mask.height - 1)
+        let column = try mask.pixels(in: Rect(x: low, y: 0, width: high - low + 1, height: row + 1))
+        let (width, channels) = (column.region.width, column.channels)
         func covered(_ y: Int) -> Bool {
             var sum: Float = 0
-            for x in low...high { sum += mask.samples[(y * width + x) * mask.channels] }
-            return sum / Float(high - low + 1) >= 0.5
+            for x in 0..<width { sum += column.samples[(y * width + x) * channels] }
+            return sum / Float(width) >= 0.5
         }
         guard covered(row) else { return nil }
         while row > 0, covered(row - 1) { row -= 1 }

@@ -32,88 +32,122 @@ struct TensorCut {
     }
 
     /// RGB samples (NHWC, one image) mapped from 0...1 to `low...high`; gray images give three equal
-    /// channels, alpha is ignored.
-    func tensor(from pixels: PixelBuffer, low: Float, high: Float) -> [Float] {
+    /// channels, alpha is ignored. Only the pixels the samples touch are read from `image`, in bands of
+    /// tensor rows (``bands(_:_:)``): a 192 x 192 letterbox of a 12-megapixel photo reads 192 strips two
+    /// pixels high, not the photo.
+    func tensor(from image: Image, low: Float, high: Float) throws -> [Float] {
         var out = [Float](repeating: 0, count: width * height * 3)
-        let (imageWidth, imageHeight) = (pixels.region.width, pixels.region.height)
-        let channels = pixels.channels
+        let (imageWidth, imageHeight) = (image.width, image.height)
+        let channels = image.channels
         let scale = high - low
-        pixels.samples.withUnsafeBufferPointer { samples in
-            for v in 0..<height {
-                for u in 0..<width {
-                    let point = origin + Double(u) * across + Double(v) * down
-                    let x0 = Int(point.x.rounded(.down))
-                    let y0 = Int(point.y.rounded(.down))
-                    let fx = Float(point.x - Double(x0))
-                    let fy = Float(point.y - Double(y0))
-                    // The four neighbours by index (no arrays: this runs for every tensor sample).
-                    var rgb = SIMD3<Float>()
-                    for corner in 0..<4 {
-                        let (dx, dy) = (corner & 1, corner >> 1)
-                        let weight = (dx == 0 ? 1 - fx : fx) * (dy == 0 ? 1 - fy : fy)
-                        guard weight > 0 else { continue }
-                        var x = x0 + dx
-                        var y = y0 + dy
-                        if replicateBorder {
-                            x = min(max(x, 0), imageWidth - 1)
-                            y = min(max(y, 0), imageHeight - 1)
-                        } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
-                            continue
+        for (rows, region) in bands(imageWidth, imageHeight) {
+            let pixels = try image.pixels(in: region)
+            pixels.samples.withUnsafeBufferPointer { samples in
+                for v in rows {
+                    for u in 0..<width {
+                        let point = origin + Double(u) * across + Double(v) * down
+                        let x0 = Int(point.x.rounded(.down))
+                        let y0 = Int(point.y.rounded(.down))
+                        let fx = Float(point.x - Double(x0))
+                        let fy = Float(point.y - Double(y0))
+                        // The four neighbours by index (no arrays: this runs for every tensor sample).
+                        var rgb = SIMD3<Float>()
+                        for corner in 0..<4 {
+                            let (dx, dy) = (corner & 1, corner >> 1)
+                            let weight = (dx == 0 ? 1 - fx : fx) * (dy == 0 ? 1 - fy : fy)
+                            guard weight > 0 else { continue }
+                            var x = x0 + dx
+                            var y = y0 + dy
+                            if replicateBorder {
+                                x = min(max(x, 0), imageWidth - 1)
+                                y = min(max(y, 0), imageHeight - 1)
+                            } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
+                                continue
+                            }
+                            let at = ((y - region.y) * region.width + x - region.x) * channels
+                            let sample =
+                                channels == 1
+                                ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
+                            rgb += sample * weight
                         }
-                        let at = (y * imageWidth + x) * channels
-                        let sample =
-                            channels == 1
-                            ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
-                        rgb += sample * weight
+                        let at = (v * width + u) * 3
+                        out[at] = low + scale * rgb.x
+                        out[at + 1] = low + scale * rgb.y
+                        out[at + 2] = low + scale * rgb.z
                     }
-                    let at = (v * width + u) * 3
-                    out[at] = low + scale * rgb.x
-                    out[at + 1] = low + scale * rgb.y
-                    out[at + 2] = low + scale * rgb.z
                 }
             }
         }
         return out
     }
+
+    /// The tensor's rows in bands, each with the region of the image its samples touch (their four
+    /// neighbours, clamped into the image). Consecutive rows share a band while one read of their union
+    /// costs no more pixels than two reads: the rows of an axis-aligned cut each get their own thin strip,
+    /// a rotated crop's rows (which overlap) one region.
+    func bands(_ imageWidth: Int, _ imageHeight: Int) -> [(rows: Range<Int>, region: Rect)] {
+        func reach(_ v: Int) -> Rect {
+            let start = origin + Double(v) * down
+            let end = start + Double(width - 1) * across
+            func span(_ a: Double, _ b: Double, _ count: Int) -> (Int, Int) {
+                let low = min(max(Int(min(a, b).rounded(.down)), 0), count - 1)
+                let high = min(max(Int(max(a, b).rounded(.down)) + 1, 0), count - 1)
+                return (low, max(high, low))
+            }
+            let (x0, x1) = span(start.x, end.x, imageWidth)
+            let (y0, y1) = span(start.y, end.y, imageHeight)
+            return Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+        }
+        var result: [(rows: Range<Int>, region: Rect)] = []
+        for v in 0..<height {
+            let row = reach(v)
+            if let last = result.last {
+                let union = last.region.union(row)
+                if union.area <= last.region.area + row.area {
+                    result[result.count - 1] = (last.rows.lowerBound..<v + 1, union)
+                    continue
+                }
+            }
+            result.append((v..<v + 1, row))
+        }
+        return result
+    }
 }
 
-/// `source` (`sourceWidth` x `sourceHeight`, one channel) resized bilinearly to `width` x `height` as
-/// OpenCV's `resize` with INTER_LINEAR does it (pixel centers aligned, edges replicated), into a gray
-/// buffer. Separable: the weights of each column and row are found once.
-func resizeBilinear(
-    _ source: [Float], sourceWidth: Int, sourceHeight: Int, width: Int, height: Int
-) -> PixelBuffer {
-    func taps(_ count: Int, from sourceCount: Int) -> [(Int, Int, Float)] {
-        let scale = Double(sourceCount) / Double(count)
-        return (0..<count).map { index in
-            let position = max((Double(index) + 0.5) * scale - 0.5, 0)
-            let low = min(Int(position), sourceCount - 1)
-            let high = min(low + 1, sourceCount - 1)
-            return (low, high, Float(position - Double(low)))
-        }
+/// A one-channel grid (`sourceWidth` x `sourceHeight`, a model's output) resized bilinearly to
+/// `width` x `height` as OpenCV's `resize` with INTER_LINEAR does it (pixel centers aligned, edges
+/// replicated): a kernel without inputs, so the scheduler renders the full-size mask tile by tile where
+/// it is read, and the node never holds it. A pixel's value depends on its position only, whatever the
+/// tile.
+struct BilinearResize: ImageKernel {
+    let source: [Float]
+    let sourceWidth: Int
+    let sourceHeight: Int
+    let width: Int
+    let height: Int
+
+    /// The two source indices and the weight of the second for output index `index` of `count`.
+    private static func tap(_ index: Int, _ count: Int, from sourceCount: Int) -> (Int, Int, Float) {
+        let position = max((Double(index) + 0.5) * Double(sourceCount) / Double(count) - 0.5, 0)
+        let low = min(Int(position), sourceCount - 1)
+        return (low, min(low + 1, sourceCount - 1), Float(position - Double(low)))
     }
-    let columns = taps(width, from: sourceWidth)
-    let rows = taps(height, from: sourceHeight)
-    var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: 1)
-    // Each source row resized across once, then rows blended.
-    var across = [Float](repeating: 0, count: width * sourceHeight)
-    for y in 0..<sourceHeight {
-        let row = y * sourceWidth
-        for (x, (low, high, weight)) in columns.enumerated() {
-            across[y * width + x] = source[row + low] + (source[row + high] - source[row + low]) * weight
-        }
-    }
-    buffer.samples.withUnsafeMutableBufferPointer { out in
-        across.withUnsafeBufferPointer { across in
-            for (y, (low, high, weight)) in rows.enumerated() {
-                let top = low * width
-                let bottom = high * width
-                let target = y * width
-                for x in 0..<width {
-                    out[target + x] = across[top + x] + (across[bottom + x] - across[top + x]) * weight
+
+    func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+        let region = output.region
+        let columns = (region.x..<region.x + region.width).map { Self.tap($0, width, from: sourceWidth) }
+        output.samples.withUnsafeMutableBufferPointer { out in
+            for row in 0..<region.height {
+                let (top, bottom, weight) = Self.tap(region.y + row, height, from: sourceHeight)
+                // Each of the two source rows resized across, then blended, as a separable resize does.
+                for (x, (low, high, w)) in columns.enumerated() {
+                    let a = source[top * sourceWidth + low]
+                    let b = source[bottom * sourceWidth + low]
+                    let upper = a + (source[top * sourceWidth + high] - a) * w
+                    let lower = b + (source[bottom * sourceWidth + high] - b) * w
+                    out[row * region.width + x] = upper + (lower - upper) * weight
                 }
             }
         }
     }
-    return buffer
 }

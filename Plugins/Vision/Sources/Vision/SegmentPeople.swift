@@ -36,8 +36,7 @@ struct SegmentPeople: Node {
     @Parameter(doc: DetectFaces.modelsDoc) var models: FilePath? = nil
 
     func run() throws -> NodeOutputs {
-        let pixels = try input.pixels()
-        let (width, height) = (pixels.region.width, pixels.region.height)
+        let (width, height) = (input.width, input.height)
         let landscape = qualityLevel == .fast
         let model = try Model.named(
             landscape ? "selfie_segmentation_landscape.tflite" : "selfie_segmentation.tflite",
@@ -45,76 +44,151 @@ struct SegmentPeople: Node {
         let (tensorWidth, tensorHeight) = (256, landscape ? 144 : 256)
         let cut = TensorCut.stretch(width, height, width: tensorWidth, height: tensorHeight)
         let outputs = try model.infer(
-            cut.tensor(from: pixels, low: 0, high: 1), shape: [1, Int64(tensorHeight), Int64(tensorWidth), 3])
+            try cut.tensor(from: input, low: 0, high: 1), shape: [1, Int64(tensorHeight), Int64(tensorWidth), 3])
         guard outputs.count == 1, outputs[0].count == tensorWidth * tensorHeight else {
             throw VisionError("the segmentation model's output is not the shape expected")
         }
-        var mask = resizeBilinear(
-            outputs[0], sourceWidth: tensorWidth, sourceHeight: tensorHeight, width: width, height: height)
-        if qualityLevel == .accurate {
-            // A radius of about a third of the model's own pixel, on the photo's scale.
-            let radius = max(1, max(width, height) / 768)
-            mask = GuidedFilter.refine(mask, guide: pixels, radius: radius, epsilon: 1e-3)
-        }
-        return NodeOutputs(["mask": .image(Image(buffer: mask, layout: .gray, depth: .uint8))])
+        // The model's mask at the photo's size, rendered where it is read.
+        let resized = BilinearResize(
+            source: outputs[0], sourceWidth: tensorWidth, sourceHeight: tensorHeight, width: width, height: height)
+        let mask = Image(width: width, height: height, layout: .gray, depth: .uint8, kernel: resized, inputs: [])
+        guard qualityLevel == .accurate else { return NodeOutputs(["mask": .image(mask)]) }
+        // A radius of about a third of the model's own pixel, on the photo's scale.
+        let filter = GuidedFilter(
+            mask: resized, width: width, height: height, radius: max(1, max(width, height) / 768), epsilon: 1e-3)
+        let refined = Image(
+            width: width, height: height, layout: .gray, depth: .uint8, kernel: filter, inputs: [KernelInput(input)])
+        return NodeOutputs(["mask": .image(refined)])
     }
 }
 
 /// He, Sun and Tang's guided filter: the mask made locally a linear function of the photo's luma, so its
-/// edges snap to the photo's, clamped to 0...1.
-enum GuidedFilter {
-    static func refine(_ mask: PixelBuffer, guide pixels: PixelBuffer, radius: Int, epsilon: Float) -> PixelBuffer {
-        let (width, height) = (mask.region.width, mask.region.height)
-        let count = width * height
-        let channels = pixels.channels
-        var guide = [Float](repeating: 0, count: count)
-        for index in 0..<count {
-            let at = index * channels
-            guide[index] =
-                channels == 1
-                ? pixels.samples[at]
-                : 0.299 * pixels.samples[at] + 0.587 * pixels.samples[at + 1] + 0.114 * pixels.samples[at + 2]
+/// edges snap to the photo's, clamped to 0...1. Windows of (2r+1)^2 pixels are cut at the image's
+/// edges. A kernel: a tile reads the photo 2r pixels around it, and every window sum adds its samples in
+/// one fixed order (pixels outside the image count as 0 and are not counted), so a pixel's value is the
+/// same whatever tile it is rendered in.
+struct GuidedFilter: ImageKernel {
+    /// The model's mask at the photo's size.
+    let mask: BilinearResize
+    let width: Int
+    let height: Int
+    let radius: Int
+    let epsilon: Float
+
+    func inputRegion(for output: Rect, input index: Int) -> Rect { output.insetBy(dx: -2 * radius, dy: -2 * radius) }
+
+    func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+        let photo = inputs[0]
+        let tile = output.region
+        let image = Rect(width: width, height: height)
+        // The guide, the mask and their products on the tile and 2r around it; 0 outside the image.
+        let outer = tile.insetBy(dx: -2 * radius, dy: -2 * radius)
+        var inside = PixelBuffer(region: outer.intersection(image), channels: 1)
+        try mask.render(into: &inside, from: [])
+        var guide = [Float](repeating: 0, count: outer.area)
+        var p = guide
+        let channels = photo.channels
+        for y in inside.region.minY..<inside.region.maxY {
+            for x in inside.region.minX..<inside.region.maxX {
+                let at = ((y - photo.region.minY) * photo.region.width + x - photo.region.minX) * channels
+                let index = (y - outer.minY) * outer.width + x - outer.minX
+                guide[index] =
+                    channels == 1
+                    ? photo.samples[at]
+                    : 0.299 * photo.samples[at] + 0.587 * photo.samples[at + 1] + 0.114 * photo.samples[at + 2]
+                p[index] = inside.samples[(y - inside.region.minY) * inside.region.width + x - inside.region.minX]
+            }
         }
-        let p = mask.samples
-        let meanI = boxMean(guide, width, height, radius)
-        let meanP = boxMean(p, width, height, radius)
-        let meanII = boxMean(zip(guide, guide).map(*), width, height, radius)
-        let meanIP = boxMean(zip(guide, p).map(*), width, height, radius)
-        var a = [Float](repeating: 0, count: count)
-        var b = [Float](repeating: 0, count: count)
-        for index in 0..<count {
-            let variance = meanII[index] - meanI[index] * meanI[index]
-            let covariance = meanIP[index] - meanI[index] * meanP[index]
-            a[index] = covariance / (variance + epsilon)
-            b[index] = meanP[index] - a[index] * meanI[index]
+        // Means on the tile and r around it, then each pixel's linear coefficients there.
+        let middle = tile.insetBy(dx: -radius, dy: -radius)
+        let meanI = boxMean(guide, over: outer, at: middle)
+        let meanP = boxMean(p, over: outer, at: middle)
+        let meanII = boxMean(zip(guide, guide).map(*), over: outer, at: middle)
+        let meanIP = boxMean(zip(guide, p).map(*), over: outer, at: middle)
+        var a = [Float](repeating: 0, count: middle.area)
+        var b = a
+        for y in middle.minY..<middle.maxY where y >= 0 && y < height {
+            for x in middle.minX..<middle.maxX where x >= 0 && x < width {
+                let index = (y - middle.minY) * middle.width + x - middle.minX
+                let variance = meanII[index] - meanI[index] * meanI[index]
+                let covariance = meanIP[index] - meanI[index] * meanP[index]
+                a[index] = covariance / (variance + epsilon)
+                b[index] = meanP[index] - a[index] * meanI[index]
+            }
         }
-        let meanA = boxMean(a, width, height, radius)
-        let meanB = boxMean(b, width, height, radius)
-        var out = mask
-        for index in 0..<count { out.samples[index] = min(max(meanA[index] * guide[index] + meanB[index], 0), 1) }
+        let meanA = boxMean(a, over: middle, at: tile)
+        let meanB = boxMean(b, over: middle, at: tile)
+        for y in 0..<tile.height {
+            for x in 0..<tile.width {
+                let index = y * tile.width + x
+                let i = guide[(y + tile.minY - outer.minY) * outer.width + x + tile.minX - outer.minX]
+                output.samples[index] = min(max(meanA[index] * i + meanB[index], 0), 1)
+            }
+        }
+    }
+
+    /// The mean of `values` (laid out over `grid`, 0 outside the image) over each pixel's window of
+    /// `region` (which lies `radius` inside `grid`), the window cut at the image's edges: summed along
+    /// rows, then along columns, each sum adding its terms from the lowest offset up.
+    private func boxMean(_ values: [Float], over grid: Rect, at region: Rect) -> [Float] {
+        let span = 2 * radius + 1
+        let columns = region.width
+        var rows = [Float](repeating: 0, count: grid.height * columns)
+        var out = [Float](repeating: 0, count: region.area)
+        values.withUnsafeBufferPointer { values in
+            rows.withUnsafeMutableBufferPointer { rows in
+                guard let values = values.baseAddress, let rows = rows.baseAddress else { return }
+                for y in 0..<grid.height {
+                    Self.windowSums(
+                        values + y * grid.width + region.minX - grid.minX - radius, step: 1, taps: span,
+                        count: columns, into: rows + y * columns)
+                }
+            }
+            out.withUnsafeMutableBufferPointer { out in
+                rows.withUnsafeBufferPointer { rows in
+                    guard let out = out.baseAddress, let rows = rows.baseAddress else { return }
+                    for y in 0..<region.height {
+                        Self.windowSums(
+                            rows + (y + region.minY - grid.minY - radius) * columns, step: columns, taps: span,
+                            count: columns, into: out + y * columns)
+                    }
+                }
+            }
+        }
+        // Divided by the number of the window's pixels inside the image.
+        func count(_ center: Int, _ size: Int) -> Float {
+            Float(min(center + radius, size - 1) - max(center - radius, 0) + 1)
+        }
+        for y in 0..<region.height {
+            let rowsInside = count(region.minY + y, height)
+            for x in 0..<region.width {
+                let columnsInside = count(region.minX + x, width)
+                out[y * region.width + x] /= max(rowsInside * columnsInside, 1)
+            }
+        }
         return out
     }
 
-    /// The mean over the (2r+1)^2 window around each pixel, the window cut at the image's edges: running
-    /// sums along rows, then along columns.
-    static func boxMean(_ values: [Float], _ width: Int, _ height: Int, _ radius: Int) -> [Float] {
-        var rows = [Float](repeating: 0, count: values.count)
-        var prefix = [Double](repeating: 0, count: max(width, height) + 1)
-        for y in 0..<height {
-            for x in 0..<width { prefix[x + 1] = prefix[x] + Double(values[y * width + x]) }
-            for x in 0..<width {
-                let (low, high) = (max(x - radius, 0), min(x + radius + 1, width))
-                rows[y * width + x] = Float((prefix[high] - prefix[low]) / Double(high - low))
+    /// `into[x] = source[x] + source[x + step] + ... + source[x + (taps - 1) * step]` for x in 0..<count,
+    /// added in that order from 0, sixteen x at a time.
+    private static func windowSums(
+        _ source: UnsafePointer<Float>, step: Int, taps: Int, count: Int, into target: UnsafeMutablePointer<Float>
+    ) {
+        let raw = UnsafeRawPointer(source)
+        var x = 0
+        while x + 16 <= count {
+            var sum = SIMD16<Float>()
+            for tap in 0..<taps {
+                sum += raw.loadUnaligned(fromByteOffset: (x + tap * step) * 4, as: SIMD16<Float>.self)
             }
+            UnsafeMutableRawPointer(target + x).storeBytes(of: sum, as: SIMD16<Float>.self)
+            x += 16
         }
-        var out = [Float](repeating: 0, count: values.count)
-        for x in 0..<width {
-            for y in 0..<height { prefix[y + 1] = prefix[y] + Double(rows[y * width + x]) }
-            for y in 0..<height {
-                let (low, high) = (max(y - radius, 0), min(y + radius + 1, height))
-                out[y * width + x] = Float((prefix[high] - prefix[low]) / Double(high - low))
-            }
+        while x < count {
+            var sum: Float = 0
+            for tap in 0..<taps { sum += source[x + tap * step] }
+            target[x] = sum
+            x += 1
         }
-        return out
     }
 }
