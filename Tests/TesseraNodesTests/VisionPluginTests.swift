@@ -288,7 +288,9 @@ import TesseraNodes
 
     /// `tessera run Plugins/Vision/passport.yaml` on `photo`, its output in a temporary folder: the exit
     /// status, stderr, and the photo written (nil when none was).
-    static func passport(_ photo: Image) throws -> (status: Int32, stderr: String, written: (ImageInfo, PixelBuffer)?) {
+    static func passport(_ photo: Image, environment: [String: String] = [:]) throws -> (
+        status: Int32, stderr: String, written: (ImageInfo, PixelBuffer)?
+    ) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tessera-vision-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -309,6 +311,7 @@ import TesseraNodes
             plugin.appendingPathComponent("libvision.so").path, "--set", "photo.path=\(input)", "--set",
             "out.path=\(output)",
         ]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
@@ -327,6 +330,36 @@ import TesseraNodes
         }
         #expect(leftovers.isEmpty, "half-written files: \(leftovers)")
         return (process.terminationStatus, stderr, written)
+    }
+
+    /// The models a run compiles are kept in the folder TESSERA_VISION_CACHE names (one file each: the full
+    /// range detector, the mesh and the selfie model for the passport graph) and loaded from it by the next
+    /// run, which leaves them as they are and makes the same photo. A folder that cannot be made means no
+    /// cache, not a failure.
+    @Test func compiledModelsAreCachedBetweenRuns() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-vision-cache-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let photo = try Self.photo("astronaut.png")
+        let first = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": cache.path])
+        #expect(first.status == 0, "\(first.stderr)")
+        func blobs() throws -> [String: Date] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+            return try Dictionary(
+                uniqueKeysWithValues: names.map { name in
+                    let attributes = try FileManager.default.attributesOfItem(
+                        atPath: cache.appendingPathComponent(name).path)
+                    return (name, attributes[.modificationDate] as? Date ?? .distantPast)
+                })
+        }
+        let made = try blobs()
+        #expect(made.count == 3, "\(made.keys.sorted())")
+        let second = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": cache.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try blobs() == made, "the second run compiled again")
+        #expect(second.written?.1.samples == first.written?.1.samples)
+        let nowhere = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": "/proc/no-such/cache"])
+        #expect(nowhere.status == 0, "\(nowhere.stderr)")
+        #expect(nowhere.written?.1.samples == first.written?.1.samples)
     }
 
     /// The bundled portrait passes: 827 x 1063 pixels at 600 dpi (35 x 45 mm), a white background.
