@@ -22,6 +22,7 @@ extension RenderPlan {
             return Node(
                 name: node.name, op: node.declaration.op, access: node.declaration.access,
                 outputReadsInput: node.declaration.info.outputReadsInput,
+                readsRegions: node.declaration.info.readsRegions,
                 outputs: node.declaration.outputs.map { ($0.name, $0.type == .image) }, pixelInputs: pixelInputs,
                 isKept: keeping.contains(node.name), isSupplied: supplied.contains(node.name),
                 inputShrink: readsShrinkable ? node.inputShrink(sources: sources, nodes: byName) : nil)

@@ -215,6 +215,8 @@ extension RenderPlan {
         public var access: AccessPattern
         /// See ``NodeInfo/outputReadsInput``.
         public var outputReadsInput: Bool
+        /// See ``NodeInfo/readsRegions``.
+        public var readsRegions: Bool
         /// Its outputs' names, the first first, and which are images.
         public var outputs: [(name: String, isImage: Bool)]
         /// The images whose pixels it reads (not a `like` that takes a size), as (node, port).
@@ -228,13 +230,15 @@ extension RenderPlan {
 
         public init(
             name: String, op: String, access: AccessPattern, outputReadsInput: Bool = false,
-            outputs: [(name: String, isImage: Bool)], pixelInputs: [(node: String, port: String)],
+            readsRegions: Bool = false, outputs: [(name: String, isImage: Bool)],
+            pixelInputs: [(node: String, port: String)],
             isKept: Bool = false, isSupplied: Bool = false, inputShrink: Double? = nil
         ) {
             self.name = name
             self.op = op
             self.access = access
             self.outputReadsInput = outputReadsInput
+            self.readsRegions = readsRegions
             self.outputs = outputs
             self.pixelInputs = isSupplied ? [] : pixelInputs
             self.isKept = isKept
@@ -333,6 +337,11 @@ extension RenderPlan {
                 } else if source && facts?.sequential == true && mostInOnePass > 1 && reorders {
                     plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
                     plan.reason = "decoded front to back, and its readers ask for rows in different orders"
+                } else if source && facts?.sequential == true
+                    && imageReaders.contains(where: { byName[$0.node]?.readsRegions == true })
+                {
+                    plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
+                    plan.reason = "decoded front to back, and a reader asks for regions in any order"
                 } else if mostInOnePass > 1 {
                     plan.decision = .shared
                     plan.reason = "\(mostInOnePass) readers in one pass: cells kept while they overlap"

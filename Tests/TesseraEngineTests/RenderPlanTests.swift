@@ -83,6 +83,25 @@ import Testing
                 == .materialize(bytes: bytes, inFile: true))
     }
 
+    /// A node that reads regions in any order (a plugin's run_v3: a detector's strips, then a face's crop)
+    /// from a source decoded front to back: the source is kept whole, so no read starts the decoding
+    /// over. A source read anywhere at no cost (a tiled file) still streams.
+    @Test(arguments: [true, false])
+    func aSourceReadInRegionsIsKeptWholeWhenItDecodesFrontToBack(_ sequential: Bool) throws {
+        let nodes = [
+            RenderPlan.Node(name: "photo", op: "load", access: .source, outputs: [("output", true)], pixelInputs: []),
+            RenderPlan.Node(
+                name: "faces", op: "detectFaces", access: .global, readsRegions: true, outputs: [("faces", false)],
+                pixelInputs: [("photo", "output")]),
+            RenderPlan.Node(name: "a", op: "save", access: .sink, outputs: [], pixelInputs: []),
+        ]
+        let plan = RenderPlan(
+            nodes: nodes, sources: ["photo": Self.rgb(512, 512, sequential: sequential)],
+            diskThreshold: RunOptions.defaultDiskThreshold)
+        #expect(
+            plan.image("photo")?.decision == (sequential ? .materialize(bytes: 512 * 512 * 3, inFile: false) : .stream))
+    }
+
     @Test func twoReadersInOnePassShareAWindow() throws {
         let plan = try Self.plan(
             """

@@ -41,10 +41,15 @@ public struct NodeInfo: Sendable {
     /// tile, after the node ran (normalize's stretch), rather than holding its own results. The render
     /// plan then counts the later readers of that image as readers of the input too.
     public var outputReadsInput: Bool
+    /// For a ``AccessPattern/global`` node: whether it reads regions of its inputs as it needs them, in any
+    /// order (a plugin's `run_v3`: a face detector's strips, then the face's crop), rather than each whole,
+    /// once, top to bottom. The render plan then keeps a source that decodes front to back whole, so that
+    /// no read starts its decoding over.
+    public var readsRegions: Bool
 
     public init(
         op: String, summary: String, access: AccessPattern, outputs: [OutputDeclaration], example: String,
-        outputReadsInput: Bool = false
+        outputReadsInput: Bool = false, readsRegions: Bool = false
     ) {
         self.op = op
         self.summary = summary
@@ -52,6 +57,7 @@ public struct NodeInfo: Sendable {
         self.outputs = outputs
         self.example = example
         self.outputReadsInput = outputReadsInput
+        self.readsRegions = readsRegions
     }
 }
 

@@ -161,7 +161,8 @@ enum PluginCatalog {
         }
         let declaredOutputs = outputs
         let info = NodeInfo(
-            op: op, summary: entry.summary, access: access, outputs: declaredOutputs, example: entry.example ?? "")
+            op: op, summary: entry.summary, access: access, outputs: declaredOutputs, example: entry.example ?? "",
+            readsRegions: access == .global && plugin?.table.run_v3 != nil)
         let declared = (inputs: inputs, parameters: parameters)
         return try NodeDeclaration(
             info: info, inputs: inputs, parameters: parameters, parameterFields: parameterFields,
