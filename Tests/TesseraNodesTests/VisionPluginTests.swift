@@ -334,8 +334,8 @@ import TesseraNodes
 
     /// The models a run compiles are kept in the folder TESSERA_VISION_CACHE names (one file each: the full
     /// range detector, the mesh and the selfie model for the passport graph) and loaded from it by the next
-    /// run, which leaves them as they are and makes the same photo. A folder that cannot be made means no
-    /// cache, not a failure.
+    /// run, which leaves them as they are and makes the same photo. A damaged cached model is compiled
+    /// again; a folder that cannot be made means no cache. Neither is a failure.
     @Test func compiledModelsAreCachedBetweenRuns() throws {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-vision-cache-\(UUID())")
         defer { try? FileManager.default.removeItem(at: cache) }
@@ -357,6 +357,15 @@ import TesseraNodes
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try blobs() == made, "the second run compiled again")
         #expect(second.written?.1.samples == first.written?.1.samples)
+        // A damaged cache (a blob cut short by a full disk, or two processes writing at once) is compiled again.
+        for name in made.keys {
+            let path = cache.appendingPathComponent(name).path
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try Data("not a compiled model".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let damaged = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": cache.path])
+        #expect(damaged.status == 0, "\(damaged.stderr)")
+        #expect(damaged.written?.1.samples == first.written?.1.samples)
         let nowhere = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": "/proc/no-such/cache"])
         #expect(nowhere.status == 0, "\(nowhere.stderr)")
         #expect(nowhere.written?.1.samples == first.written?.1.samples)
