@@ -205,6 +205,18 @@ import TesseraNodes
 
     /// drawFaces, an image node with a value input, through the shared verifier: it changes pixels only
     /// near the faces it is given.
+    /// The person mask is a kernel the scheduler renders tile by tile (plugin ABI version 3's set_kernel):
+    /// at every level any tiling gives the same bits, and the guided filter reads no photo pixel outside
+    /// the region it declares.
+    @Test(arguments: ["fast", "balanced", "accurate"])
+    func segmentPeoplePassesTheVerifier(_ level: String) throws {
+        let outputs = try NodeVerifier().verify(
+            try Self.declaration("segmentPeople"), parameters: ["qualityLevel": level],
+            inputs: ["input": .image(try Self.photo("phone-2.jpg"))])
+        let mask = try #require(outputs["mask"]).image()
+        #expect(mask.source is KernelSource, "the mask is rendered where it is read, not handed over whole")
+    }
+
     @Test func drawFacesPassesTheVerifier() throws {
         let image = try Self.photo("phone-2.jpg")
         let faces = try Self.faces(image, "faceLandmarks")
