@@ -88,28 +88,48 @@ struct GuidedFilter: ImageKernel {
         var guide = [Float](repeating: 0, count: outer.area)
         var p = guide
         let channels = photo.channels
-        for y in inside.region.minY..<inside.region.maxY {
-            for x in inside.region.minX..<inside.region.maxX {
-                let at = ((y - photo.region.minY) * photo.region.width + x - photo.region.minX) * channels
-                let index = (y - outer.minY) * outer.width + x - outer.minX
-                guide[index] =
-                    channels == 1
-                    ? photo.samples[at]
-                    : 0.299 * photo.samples[at] + 0.587 * photo.samples[at + 1] + 0.114 * photo.samples[at + 2]
-                p[index] = inside.samples[(y - inside.region.minY) * inside.region.width + x - inside.region.minX]
+        let span = inside.region
+        guide.withUnsafeMutableBufferPointer { guide in
+            p.withUnsafeMutableBufferPointer { p in
+                photo.samples.withUnsafeBufferPointer { samples in
+                    inside.samples.withUnsafeBufferPointer { mask in
+                        for y in span.minY..<span.maxY {
+                            let from = ((y - photo.region.minY) * photo.region.width - photo.region.minX) * channels
+                            let to = (y - outer.minY) * outer.width - outer.minX
+                            let row = (y - span.minY) * span.width - span.minX
+                            for x in span.minX..<span.maxX {
+                                let at = from + x * channels
+                                guide[to + x] =
+                                    channels == 1
+                                    ? samples[at]
+                                    : 0.299 * samples[at] + 0.587 * samples[at + 1] + 0.114 * samples[at + 2]
+                                p[to + x] = mask[row + x]
+                            }
+                        }
+                    }
+                }
             }
+        }
+        var guideSquared = guide
+        var guideTimesP = guide
+        for index in guide.indices {
+            guideSquared[index] = guide[index] * guide[index]
+            guideTimesP[index] = guide[index] * p[index]
         }
         // Means on the tile and r around it, then each pixel's linear coefficients there.
         let middle = tile.insetBy(dx: -radius, dy: -radius)
         let meanI = boxMean(guide, over: outer, at: middle)
         let meanP = boxMean(p, over: outer, at: middle)
-        let meanII = boxMean(zip(guide, guide).map(*), over: outer, at: middle)
-        let meanIP = boxMean(zip(guide, p).map(*), over: outer, at: middle)
+        let meanII = boxMean(guideSquared, over: outer, at: middle)
+        let meanIP = boxMean(guideTimesP, over: outer, at: middle)
         var a = [Float](repeating: 0, count: middle.area)
         var b = a
-        for y in middle.minY..<middle.maxY where y >= 0 && y < height {
-            for x in middle.minX..<middle.maxX where x >= 0 && x < width {
-                let index = (y - middle.minY) * middle.width + x - middle.minX
+        let rows = max(middle.minY, 0)..<min(middle.maxY, height)
+        let columns = max(middle.minX, 0)..<min(middle.maxX, width)
+        for y in rows {
+            let row = (y - middle.minY) * middle.width - middle.minX
+            for x in columns {
+                let index = row + x
                 let variance = meanII[index] - meanI[index] * meanI[index]
                 let covariance = meanIP[index] - meanI[index] * meanP[index]
                 a[index] = covariance / (variance + epsilon)
@@ -118,11 +138,15 @@ struct GuidedFilter: ImageKernel {
         }
         let meanA = boxMean(a, over: middle, at: tile)
         let meanB = boxMean(b, over: middle, at: tile)
-        for y in 0..<tile.height {
-            for x in 0..<tile.width {
-                let index = y * tile.width + x
-                let i = guide[(y + tile.minY - outer.minY) * outer.width + x + tile.minX - outer.minX]
-                output.samples[index] = min(max(meanA[index] * i + meanB[index], 0), 1)
+        output.samples.withUnsafeMutableBufferPointer { out in
+            guide.withUnsafeBufferPointer { guide in
+                for y in 0..<tile.height {
+                    let from = (y + tile.minY - outer.minY) * outer.width + tile.minX - outer.minX
+                    for x in 0..<tile.width {
+                        let index = y * tile.width + x
+                        out[index] = min(max(meanA[index] * guide[from + x] + meanB[index], 0), 1)
+                    }
+                }
             }
         }
     }
@@ -159,11 +183,11 @@ struct GuidedFilter: ImageKernel {
         func count(_ center: Int, _ size: Int) -> Float {
             Float(min(center + radius, size - 1) - max(center - radius, 0) + 1)
         }
-        for y in 0..<region.height {
-            let rowsInside = count(region.minY + y, height)
-            for x in 0..<region.width {
-                let columnsInside = count(region.minX + x, width)
-                out[y * region.width + x] /= max(rowsInside * columnsInside, 1)
+        let columnsInside = (0..<columns).map { count(region.minX + $0, width) }
+        out.withUnsafeMutableBufferPointer { out in
+            for y in 0..<region.height {
+                let rowsInside = count(region.minY + y, height)
+                for x in 0..<columns { out[y * columns + x] /= max(rowsInside * columnsInside[x], 1) }
             }
         }
         return out
