@@ -63,18 +63,20 @@ struct FaceAnalysis {
         let (width, height) = (image.width, image.height)
         let size = SIMD2(Double(width), Double(height))
         var faces: [Face] = []
-        for detection in try detector.detect(image, threshold: threshold) {
+        var scratch = PixelBuffer(region: .empty, channels: image.channels)
+        for detection in try detector.detect(image, threshold: threshold, scratch: &scratch) {
             let low = detection.minimum * size
             let extent = (detection.maximum - detection.minimum) * size
             var face = Face(
                 box: Box(x: low.x, y: low.y, width: extent.x, height: extent.y, confidence: detection.score),
                 keypoints: detection.keypoints.map { $0 * size })
             let region = FaceMesh.Region(detection, width: width, height: height)
-            let (points, crop) = try mesh.landmarks(image, region: region)
+            let (points, crop) = try mesh.landmarks(image, region: region, scratch: &scratch)
             if let points {
                 // The pose from a second mesh, its crop leveled by the first: a turned photo then turns the
                 // roll by the same angle (within a degree or two, not four).
-                let leveled = try mesh.landmarks(image, region: region.leveled(by: points)).points ?? points
+                let leveled =
+                    try mesh.landmarks(image, region: region.leveled(by: points), scratch: &scratch).points ?? points
                 (face.roll, face.yaw, face.pitch) = FacePose.angles(leveled)
                 face.captureQuality =
                     CaptureQuality.terms(

@@ -51,11 +51,11 @@ struct FaceDetector {
         return centers
     }
 
-    func detect(_ image: Image, threshold: Double?) throws -> [Detection] {
+    func detect(_ image: Image, threshold: Double?, scratch: inout PixelBuffer) throws -> [Detection] {
         let (width, height) = (image.width, image.height)
         let cut = TensorCut.letterbox(width, height, side: side)
         let outputs = try model.infer(
-            cut.tensor(from: image, low: -1, high: 1), shape: [1, Int64(side), Int64(side), 3])
+            cut.tensor(from: image, low: -1, high: 1, reusing: &scratch), shape: [1, Int64(side), Int64(side), 3])
         let anchors = anchors
         guard outputs.count == 2, outputs[0].count == anchors.count * 16, outputs[1].count == anchors.count else {
             throw VisionError("the face detection model's outputs are not the shape expected")
@@ -194,10 +194,10 @@ struct FaceMesh {
 
     /// The mesh in image pixels (z on the scale of x), the crop it was found in (RGB in 0...1, for the
     /// quality measures), and the model's face presence; nil points when presence is under 0.5.
-    func landmarks(_ image: Image, region: Region) throws -> (
+    func landmarks(_ image: Image, region: Region, scratch: inout PixelBuffer) throws -> (
         points: [SIMD3<Double>]?, crop: [Float]
     ) {
-        let crop = try region.cut.tensor(from: image, low: 0, high: 1)
+        let crop = try region.cut.tensor(from: image, low: 0, high: 1, reusing: &scratch)
         let outputs = try model.infer(crop, shape: [1, Int64(Self.side), Int64(Self.side), 3])
         guard outputs.count == 2, outputs[0].count == Face.meshPoints * 3, outputs[1].count == 1 else {
             throw VisionError("the face mesh model's outputs are not the shape expected")

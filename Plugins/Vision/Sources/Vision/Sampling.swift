@@ -35,13 +35,23 @@ struct TensorCut {
     /// channels, alpha is ignored. Only the pixels the samples touch are read from `image`, in bands of
     /// tensor rows (``bands(_:_:)``): a 192 x 192 letterbox of a 12-megapixel photo reads 192 strips two
     /// pixels high, not the photo.
-    func tensor(from image: Image, low: Float, high: Float) throws -> [Float] {
+    ///
+    /// The pixels are read into `scratch`, which keeps its storage for the next cut: a face's two crops
+    /// of millions of pixels allocate (and page-fault) their memory once.
+    func tensor(from image: Image, low: Float, high: Float, reusing scratch: inout PixelBuffer) throws -> [Float] {
         var out = [Float](repeating: 0, count: width * height * 3)
         let (imageWidth, imageHeight) = (image.width, image.height)
         let channels = image.channels
         let scale = high - low
         for (rows, region) in bands(imageWidth, imageHeight) {
-            let pixels = try image.pixels(in: region)
+            let count = region.area * channels
+            if scratch.channels != channels || scratch.samples.capacity < count {
+                scratch = PixelBuffer(region: .empty, channels: channels)
+                scratch.samples.reserveCapacity(count + count / 4)
+            }
+            scratch.reshape(to: region)
+            try image.render(into: &scratch)
+            let pixels = scratch
             pixels.samples.withUnsafeBufferPointer { samples in
                 for v in rows {
                     for u in 0..<width {

@@ -43,8 +43,10 @@ struct SegmentPeople: Node {
             in: ModelFolder.resolve(models?.resolved))
         let (tensorWidth, tensorHeight) = (256, landscape ? 144 : 256)
         let cut = TensorCut.stretch(width, height, width: tensorWidth, height: tensorHeight)
+        var scratch = PixelBuffer(region: .empty, channels: input.channels)
         let outputs = try model.infer(
-            try cut.tensor(from: input, low: 0, high: 1), shape: [1, Int64(tensorHeight), Int64(tensorWidth), 3])
+            try cut.tensor(from: input, low: 0, high: 1, reusing: &scratch),
+            shape: [1, Int64(tensorHeight), Int64(tensorWidth), 3])
         guard outputs.count == 1, outputs[0].count == tensorWidth * tensorHeight else {
             throw VisionError("the segmentation model's output is not the shape expected")
         }
