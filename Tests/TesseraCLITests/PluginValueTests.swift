@@ -108,19 +108,26 @@ import TesseraIO
         }
     }
 
-    /// Version 3's reads are checked: a region outside the image is refused and reported, the node fails
-    /// naming the plugin, and nothing is written.
-    @Test func readsOutsideTheImageAreRefused() throws {
+    /// Version 3's reads are checked: a region outside the image (or one whose edge overflows) is refused
+    /// and reported, the node fails naming the plugin (even when the plugin ignores the refusal and returns
+    /// TESSERA_OK), and nothing is written.
+    @Test(arguments: ["readOutside", "readHuge"])
+    func readsOutsideTheImageAreRefused(_ misbehave: String) throws {
         try withTemporaryFolder { folder in
             let plugin = try Self.plugin(in: folder, ["-DREGIONS"])
-            try Self.graph(in: folder, misbehave: "readOutside")
+            try Self.graph(in: folder, misbehave: misbehave)
             let result = try CLI.run(["run", "g.yaml", "--plugin", plugin, "--quiet"], in: folder)
             #expect(!result.signaled && result.status == 1)
             let photo = try ImageFile.info(path: PluginCommandTests.photo)
-            #expect(
-                result.stderr.contains(
-                    "\(plugin): brightest: a read failed (code 2) (the host refused: read of \(photo.width + 1)x1 at "
-                        + "(0, 0) of input 0, which is \(photo.width)x\(photo.height))"), "\(result.stderr)")
+            let read =
+                misbehave == "readHuge"
+                ? "16x1 at (\(Int64.max - 1), 0)" : "\(photo.width + 1)x1 at (0, 0)"
+            // The plugin that gives up says so, with the host's reason; one that goes on is failed by the host.
+            let refused =
+                (misbehave == "readHuge" ? "" : "a read failed (code 2) (the host refused: ")
+                + "read of \(read) of input 0, which is \(photo.width)x\(photo.height)"
+            #expect(result.stderr.contains("\(plugin): brightest: "), "\(result.stderr)")
+            #expect(result.stderr.contains(refused), "\(result.stderr)")
             let written = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
             #expect(written.isEmpty, "\(written)")
         }

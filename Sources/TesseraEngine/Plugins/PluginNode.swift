@@ -342,14 +342,17 @@ final class PluginInputs {
             mistake = mistake ?? "read of input \(port), which is not a connected image"
             return TESSERA_ERROR_INPUTS
         }
-        let rect = Rect(region)
-        guard let samples, region.width > 0, region.height > 0, rect.intersection(image.extent) == rect else {
+        // Compared without adding, so that no region a plugin makes up can overflow.
+        guard let samples, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
+            region.width <= Int64(image.width) - region.x, region.height <= Int64(image.height) - region.y
+        else {
             mistake =
                 mistake
                 ?? "read of \(region.width)x\(region.height) at (\(region.x), \(region.y)) of input \(port), "
                 + "which is \(image.width)x\(image.height)"
             return TESSERA_ERROR_INPUTS
         }
+        let rect = Rect(region)
         do {
             // Rendered a few rows at a time through this thread's spare buffer, straight into the plugin's
             // memory: a face's crop of millions of pixels allocates (and page-faults) nothing here.

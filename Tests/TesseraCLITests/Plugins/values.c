@@ -7,7 +7,7 @@
  *   boxMask (point): 1 inside any of the `boxes` it is given (a value input), 0 elsewhere, the size of `like`.
  * -DABI_VERSION=1 claims version 1, whose catalogs cannot declare either node. -DREGIONS adds version 3's
  * run_v3: brightest then reads its input row by row through the host and gives its mask as a kernel
- * (`misbehave: readOutside` reads a row one pixel too wide).
+ * (`misbehave: readOutside` reads a row one pixel too wide, `readHuge` a region whose edge overflows).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static const char catalog[] =
     "{\"name\": \"mask\", \"type\": \"image\"}], \"parameters\": ["
     "{\"name\": \"threshold\", \"type\": \"number\", \"default\": 0.5, \"minimum\": 0, \"maximum\": 1, \"doc\": \"The least red counted.\"},"
     "{\"name\": \"misbehave\", \"type\": \"choice\", \"default\": \"none\", \"choices\": [\"none\", \"notJSON\", "
-    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\", \"readOutside\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
+    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\", \"readOutside\", \"readHuge\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
     "{\"op\": \"boxMask\", \"summary\": \"1 inside the boxes, 0 elsewhere.\", \"access\": \"point\", "
     "\"inputs\": [{\"name\": \"boxes\", \"type\": \"boxes\"}, {\"name\": \"like\", \"type\": \"image\"}], "
     "\"outputs\": [{\"name\": \"output\", \"type\": \"image\"}], \"parameters\": []}"
@@ -208,6 +208,11 @@ static int32_t run_v3(const tessera_instance *instance, const tessera_inputs *in
     float *samples = malloc((size_t)(width * height * channels) * sizeof(float));
     if (samples == NULL) return say(message, capacity, TESSERA_ERROR_RENDER, "out of memory");
     int64_t row_width = strcmp(instance->misbehave, "readOutside") == 0 ? width + 1 : width;
+    if (strcmp(instance->misbehave, "readHuge") == 0) {
+        /* A region whose right edge overflows 64 bits: refused, never computed. */
+        float probe[4];
+        inputs->read(inputs->source, 0, (tessera_rect){INT64_MAX - 1, 0, 16, 1}, probe);
+    }
     for (int64_t y = 0; y < height; y++) {
         if (inputs->read(inputs->source, 0, (tessera_rect){0, y, row_width, 1}, samples + y * width * channels) !=
             TESSERA_OK) {
