@@ -164,11 +164,13 @@ enum ModelFolder {
     }
 
     /// `runtime/models` next to the shared library this code is in: the file /proc/self/maps names for the
-    /// address of this library's header.
+    /// address of this library's header. Read to its end through a file handle: `String(contentsOfFile:)`
+    /// gets only the first 4 KB of a /proc file, which in a process with many mappings (a test run with
+    /// three plugins) misses this library's line.
     static let besidePlugin: String = {
         let address = UInt(bitPattern: #dsohandle)
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        for line in maps.split(separator: "\n") {
+        let data = FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data()
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             let range = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
             guard fields.count >= 6, range.count == 2, (range[0]..<range[1]).contains(address) else { continue }
