@@ -149,10 +149,11 @@ typedef struct tessera_port {
    thread that runs it. `read` fills `samples` (`region.width * region.height * channels` floats, laid
    out as in tessera_buffer, `channels` 1 for a TESSERA_LAYOUT_GRAY input, else 4) with input port
    `port`'s pixels in `region`, which must be inside the image (origin (0, 0), the size create_v2 was
-   told of). The host renders what is asked through its scheduler (on its workers, from sources decoded
-   once), so a read may take a while; read regions as large as a step of the work needs, not pixel by
-   pixel. Returns TESSERA_OK, or TESSERA_ERROR_INPUTS for a port that is not a connected image, a region
-   outside it or no buffer (the host then reports that mistake when `run_v3` returns), or
+   told of). The host renders what is asked through its scheduler, from sources decoded once (a large
+   region on its workers, a small one on the calling thread), so a read may take a while: read regions
+   as large as a step of the work needs, not pixel by pixel. Returns TESSERA_OK, or
+   TESSERA_ERROR_INPUTS for a port that is not a connected image, a region outside it or no buffer (the
+   node then fails with that mistake when `run_v3` returns, whatever `run_v3` returns), or
    TESSERA_ERROR_RENDER when rendering the input failed (a damaged file: the host reports that error,
    naming the file). */
 typedef struct tessera_source tessera_source;
