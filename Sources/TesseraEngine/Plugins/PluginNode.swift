@@ -328,9 +328,6 @@ final class PluginInputs {
     /// The first error rendering an input, thrown after `run_v3`.
     private(set) var failure: (any Error)?
 
-    /// The most pixels rendered at once for a read (4 MB of RGBA samples).
-    static let bandPixels = 1 << 18
-
     init(_ images: [Image?]) { self.images = images }
 
     static func from(_ pointer: OpaquePointer) -> PluginInputs {
@@ -354,20 +351,15 @@ final class PluginInputs {
         }
         let rect = Rect(region)
         do {
-            // Rendered a few rows at a time through this thread's spare buffer, straight into the plugin's
-            // memory: a face's crop of millions of pixels allocates (and page-faults) nothing here.
-            let rows = max(1, Self.bandPixels / rect.width)
-            var target = samples
-            for top in stride(from: rect.minY, to: rect.maxY, by: rows) {
-                let band = Rect(x: rect.minX, y: top, width: rect.width, height: min(rows, rect.maxY - top))
-                var scratch = PixelBuffer.scratch(region: band, channels: image.channels)
-                defer { scratch.recycle() }
-                try image.render(into: &scratch)
-                scratch.samples.withUnsafeBufferPointer { read in
-                    guard let base = read.baseAddress else { return }
-                    target.update(from: base, count: read.count)
-                }
-                target += scratch.samples.count
+            // One request, as the plugin made it: the input's source decides how to serve it (a small one
+            // straight from its caches, a large one in bands on the workers). Through this thread's spare
+            // storage, so repeated reads of a size allocate nothing after the first.
+            var scratch = PixelBuffer.scratch(region: rect, channels: image.channels)
+            defer { scratch.recycle() }
+            try image.render(into: &scratch)
+            scratch.samples.withUnsafeBufferPointer { read in
+                guard let base = read.baseAddress else { return }
+                samples.update(from: base, count: read.count)
             }
             return TESSERA_OK
         } catch {

@@ -51,8 +51,7 @@ struct TensorCut {
             }
             scratch.reshape(to: region)
             try image.render(into: &scratch)
-            let pixels = scratch
-            pixels.samples.withUnsafeBufferPointer { samples in
+            scratch.samples.withUnsafeBufferPointer { samples in
                 for v in rows {
                     for u in 0..<width {
                         let point = origin + Double(u) * across + Double(v) * down
