@@ -19,7 +19,7 @@ public enum ValueFile {
             switch type {
             case .image: []
             case .contours: [.json, .svg]
-            case .boxes, .number, .faces: [.json]
+            case .boxes, .number, .faces, .text, .hands: [.json]
             }
         }
 

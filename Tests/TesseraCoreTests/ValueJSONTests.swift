@@ -80,6 +80,46 @@ import Testing
         #expect([Box].from(.faces(faces)) == faces.map { $0.box })
     }
 
+    @Test func textAndHandsRoundTrip() throws {
+        // A string with what JSON must escape, and one read upside down (its top-left corner bottom right).
+        let lines = [
+            TextLine(
+                quad: [SIMD2(10, 20), SIMD2(130.5, 22), SIMD2(129, 44), SIMD2(9, 42)],
+                string: "Total: $1,234.56 \"net\"\\ 7:00\tnow 疗", confidence: 0.96),
+            TextLine(quad: [SIMD2(90, 60), SIMD2(20, 60), SIMD2(20, 50), SIMD2(90, 50)], string: "", confidence: 0.5),
+        ]
+        let text = try #require(ValueJSON.encode(.text(lines)))
+        guard case .text(let linesBack) = try ValueJSON.parse(text, as: .text) else {
+            Issue.record("not text")
+            return
+        }
+        #expect(linesBack == lines)
+        #expect(lines[0].box == Box(x: 9, y: 20, width: 121.5, height: 24, confidence: 0.96))
+        #expect([Box].from(.text(lines)) == lines.map(\.box))
+
+        let joints = (0..<21).map { SIMD3(100 + Double($0), 200 - Double($0) / 2, -Double($0) / 4) }
+        let hands = [
+            Hand(
+                chirality: .right, joints: joints, jointConfidences: (0..<21).map { Double($0) / 20 },
+                confidence: 0.875),
+            Hand(
+                chirality: .unknown, joints: joints.reversed(), jointConfidences: Array(repeating: 1, count: 21),
+                confidence: 1),
+        ]
+        let written = try #require(ValueJSON.encode(.hands(hands)))
+        guard case .hands(let handsBack) = try ValueJSON.parse(written, as: .hands) else {
+            Issue.record("not hands")
+            return
+        }
+        #expect(handsBack == hands)
+        #expect(hands[0].box == Box(x: 100, y: 190, width: 20, height: 10, confidence: 0.875))
+        #expect(hands[0].joint(.littleTip) == joints[20] && hands[0].joint(.thumbCMC) == joints[1])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+        let first = try #require((object["hands"] as? [[String: Any]])?.first)
+        #expect(first["chirality"] as? String == "right")
+        #expect((first["joints"] as? [String: Any])?.keys.sorted() == Hand.Joint.allCases.map(\.rawValue).sorted())
+    }
+
     @Test(arguments: [
         ("{", PortType.boxes, "not JSON"),
         ("[]", .boxes, "the value is not an object"),
@@ -157,6 +197,22 @@ import Testing
         (
             #"{"kind": "faces", "faces": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "roll": 0, "yaw": 0, "pitch": 0, "captureQuality": 1, "keypoints": {"rightEye": [0, 0], "leftEye": [0, 0], "noseTip": [0, 0], "mouth": [0, 0], "rightEar": [0, 0], "leftEar": [0, 0]}, "landmarks": [[0, 0, 0]]}]}"#,
             .faces, "faces[0].landmarks holds 1 points, not 468"
+        ),
+        (
+            #"{"kind": "text", "text": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "string": 7, "quad": []}]}"#,
+            .text, "text[0].string is missing or not a string"
+        ),
+        (
+            #"{"kind": "text", "text": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "string": "a", "quad": [[0, 0], [1, 0], [1, 1]]}]}"#,
+            .text, "text[0].quad holds 3 points, not 4"
+        ),
+        (
+            #"{"kind": "hands", "hands": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "chirality": "both", "joints": {}}]}"#,
+            .hands, "hands[0].chirality is \"both\", not left, right or unknown"
+        ),
+        (
+            #"{"kind": "hands", "hands": [{"x": 0, "y": 0, "width": 1, "height": 1, "confidence": 1, "chirality": "left", "joints": {"wrist": {"x": 0, "y": 0, "z": 0, "confidence": 1}}}]}"#,
+            .hands, "hands[0].joints.thumbCMC is not an object"
         ),
     ])
     func badValuesAreRefusedByPlace(_ text: String, _ type: PortType, _ message: String) {

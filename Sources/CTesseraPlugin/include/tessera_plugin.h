@@ -29,8 +29,8 @@
  * Ports. In version 1 a plugin node reads images and makes one image (access point, area, geometry or
  * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
  * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours",
- * "number" and "faces", which `create_v2` receives as JSON (faces given to a "boxes" port arrive as
- * their boxes); and a node with access "global" reads its input images
+ * "number", "faces", "text" and "hands", which `create_v2` receives as JSON (faces, text lines and
+ * hands given to a "boxes" port arrive as their boxes); and a node with access "global" reads its input images
  * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
  * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
  * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run` or
@@ -57,6 +57,14 @@
  *      "landmarks": [[x, y, z], ... 468 points, MediaPipe's face mesh; optional]}]}
  *     (angles in degrees within ±180, captureQuality in 0...1; "regions", written beside landmarks,
  *     is derived from them and not read back)
+ *     {"kind": "text", "text": [{"x": 10, "y": 20, "width": 120, "height": 24, "confidence": 0.97,
+ *      "string": "Open daily", "quad": [[10, 20], [130, 22], [129, 44], [9, 42]]}]}
+ *     (the quad's corners top-left, top-right, bottom-right, bottom-left as the text reads; the box is
+ *     the quad's extent, so only its confidence is read back)
+ *     {"kind": "hands", "hands": [{"x": 240, "y": 180, "width": 40, "height": 50, "confidence": 0.99,
+ *      "chirality": "right", "joints": {"wrist": {"x": 260, "y": 230, "z": 0, "confidence": 0.99},
+ *      ... all 21 of Vision's joint names: thumbCMC, thumbMP, thumbIP, thumbTip, indexMCP ... littleTip}}]}
+ *     (chirality left, right or unknown; the box is the joints' extent, only its confidence is read)
  *
  * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
  * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of

@@ -38,7 +38,7 @@ public struct OutputDeclaration: Sendable {
     }
 }
 
-/// A Swift type an input port can have: `Image`, `Contours`, `[Box]`, `[Face]`, `Double`, or an optional of one
+/// A Swift type an input port can have: `Image`, `Contours`, `[Box]`, `[Face]`, `[TextLine]`, `[Hand]`, `Double`, or an optional of one
 /// (an input that may be left unconnected).
 public protocol InputValue: Sendable {
     static var portType: PortType { get }
@@ -78,21 +78,24 @@ extension Contours: InputValue {
     }
 }
 
-/// What a list input holds: boxes or faces.
+/// What a list input holds: boxes, faces, text lines or hands.
 public protocol InputElement: Sendable {
     static var portType: PortType { get }
     static var acceptedTypes: [PortType] { get }
     static func list(from value: NodeValue?) -> [Self]?
 }
 
-/// Boxes, or faces as their boxes: a node that takes boxes (crop, drawBoxes) takes faces too.
+/// Boxes, or faces, text lines or hands as their boxes: a node that takes boxes (crop, drawBoxes) takes
+/// those too.
 extension Box: InputElement {
     public static var portType: PortType { .boxes }
-    public static var acceptedTypes: [PortType] { [.boxes, .faces] }
+    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands] }
     public static func list(from value: NodeValue?) -> [Box]? {
         switch value {
         case .boxes(let boxes)?: boxes
         case .faces(let faces)?: faces.map(\.box)
+        case .text(let lines)?: lines.map(\.box)
+        case .hands(let hands)?: hands.map(\.box)
         default: nil
         }
     }
@@ -103,6 +106,24 @@ extension Face: InputElement {
     public static var acceptedTypes: [PortType] { [.faces] }
     public static func list(from value: NodeValue?) -> [Face]? {
         if case .faces(let faces)? = value { return faces }
+        return nil
+    }
+}
+
+extension TextLine: InputElement {
+    public static var portType: PortType { .text }
+    public static var acceptedTypes: [PortType] { [.text] }
+    public static func list(from value: NodeValue?) -> [TextLine]? {
+        if case .text(let lines)? = value { return lines }
+        return nil
+    }
+}
+
+extension Hand: InputElement {
+    public static var portType: PortType { .hands }
+    public static var acceptedTypes: [PortType] { [.hands] }
+    public static func list(from value: NodeValue?) -> [Hand]? {
+        if case .hands(let hands)? = value { return hands }
         return nil
     }
 }

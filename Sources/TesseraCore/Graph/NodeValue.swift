@@ -6,6 +6,8 @@ public enum PortType: String, Sendable, CaseIterable {
     case boxes
     case number
     case faces
+    case text
+    case hands
 
     /// The type with an article, for messages: "an image", "boxes".
     public var phrase: String {
@@ -15,6 +17,8 @@ public enum PortType: String, Sendable, CaseIterable {
         case .boxes: "boxes"
         case .number: "a number"
         case .faces: "faces"
+        case .text: "text"
+        case .hands: "hands"
         }
     }
 }
@@ -26,6 +30,8 @@ public enum NodeValue: Sendable {
     case boxes([Box])
     case number(Double)
     case faces([Face])
+    case text([TextLine])
+    case hands([Hand])
 
     public var type: PortType {
         switch self {
@@ -34,10 +40,12 @@ public enum NodeValue: Sendable {
         case .boxes: .boxes
         case .number: .number
         case .faces: .faces
+        case .text: .text
+        case .hands: .hands
         }
     }
 
-    /// The value as a port of `type` takes it: itself, or faces as their boxes for a boxes port; nil
+    /// The value as a port of `type` takes it: itself, or faces, text or hands as their boxes for a boxes port; nil
     /// when the port does not take it.
     public func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }

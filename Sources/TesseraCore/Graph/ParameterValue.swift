@@ -188,7 +188,7 @@ extension Array: ParameterValue where Element == Double {
 
 extension Rect: ParameterValue {
     public static var parameterType: ParameterType { .rect }
-    public static var upstreamTypes: [PortType] { [.boxes, .faces] }
+    public static var upstreamTypes: [PortType] { Box.acceptedTypes }
     public init(literal: Literal, context: ParameterContext) throws(ParameterProblem) {
         let what = "a rectangle [x, y, width, height] of integers"
         guard case .list(let items) = literal, items.count == 4 else { throw expected(what, found: literal) }
@@ -206,13 +206,14 @@ extension Rect: ParameterValue {
         }
         self.init(x: values[0], y: values[1], width: values[2], height: values[3])
     }
-    /// The most confident box (the first), or the first face's box, grown to whole pixels.
+    /// The most confident box (the first), or the first face's, text line's or hand's box, grown to whole
+    /// pixels.
     public init(upstream: NodeValue) throws(ParameterProblem) {
         guard let boxes = [Box].from(upstream) else {
-            throw ParameterProblem("expected boxes or faces, got \(upstream.type.phrase)")
+            throw ParameterProblem("expected boxes, faces, text or hands, got \(upstream.type.phrase)")
         }
         guard let box = boxes.first else {
-            throw ParameterProblem("the upstream node found no \(upstream.type == .faces ? "faces" : "boxes")")
+            throw ParameterProblem("the upstream node found no \(upstream.type.phrase)")
         }
         guard box.enclosingRect.width > 0, box.enclosingRect.height > 0 else {
             throw ParameterProblem("the most confident box is empty or not finite")

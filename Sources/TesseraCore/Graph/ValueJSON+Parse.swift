@@ -94,6 +94,60 @@ extension ValueJSON {
                         landmarks: landmarks))
             }
             return .faces(faces)
+        case .text:
+            // The box is the quad's extent, so only its confidence is read.
+            let items = try reader.array(root["text"], at: "text", limit: maxItems)
+            var lines: [TextLine] = []
+            for (index, item) in items.enumerated() {
+                let at = "text[\(index)]"
+                let line = try reader.object(item, at: at)
+                let confidence = try reader.box(line, at: at).confidence
+                let string = try reader.string(line["string"], at: "\(at).string")
+                let corners = try reader.array(line["quad"], at: "\(at).quad", limit: 4)
+                guard corners.count == 4 else {
+                    throw ParseError(message: "\(at).quad holds \(corners.count) points, not 4")
+                }
+                var quad: [SIMD2<Double>] = []
+                for (k, corner) in corners.enumerated() {
+                    let pair = try reader.numbers(corner, at: "\(at).quad[\(k)]", count: 2)
+                    quad.append(SIMD2(pair[0], pair[1]))
+                }
+                lines.append(TextLine(quad: quad, string: string, confidence: confidence))
+            }
+            return .text(lines)
+        case .hands:
+            // The box is the joints' extent, so only its confidence is read.
+            let items = try reader.array(root["hands"], at: "hands", limit: maxItems)
+            var hands: [Hand] = []
+            for (index, item) in items.enumerated() {
+                let at = "hands[\(index)]"
+                let hand = try reader.object(item, at: at)
+                let confidence = try reader.box(hand, at: at).confidence
+                let name = try reader.string(hand["chirality"], at: "\(at).chirality")
+                guard let chirality = Hand.Chirality(rawValue: name) else {
+                    throw ParseError(message: "\(at).chirality is \"\(name)\", not left, right or unknown")
+                }
+                let named = try reader.object(hand["joints"], at: "\(at).joints")
+                var joints: [SIMD3<Double>] = []
+                var confidences: [Double] = []
+                for joint in Hand.Joint.allCases {
+                    let place = "\(at).joints.\(joint.rawValue)"
+                    let fields = try reader.object(named[joint.rawValue], at: place)
+                    let (x, y) = (
+                        try reader.number(fields["x"], at: "\(place).x"),
+                        try reader.number(fields["y"], at: "\(place).y")
+                    )
+                    joints.append(SIMD3(x, y, try reader.number(fields["z"], at: "\(place).z")))
+                    let jointConfidence = try reader.number(fields["confidence"], at: "\(place).confidence", limit: 1)
+                    guard jointConfidence >= 0 else {
+                        throw ParseError(message: "\(place).confidence is \(jointConfidence), below 0")
+                    }
+                    confidences.append(jointConfidence)
+                }
+                hands.append(
+                    Hand(chirality: chirality, joints: joints, jointConfidences: confidences, confidence: confidence))
+            }
+            return .hands(hands)
         case .contours:
             func size(_ name: String) throws(ParseError) -> Int {
                 let value = try reader.integer(root[name], at: name)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `number.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 public enum ValueJSON {
@@ -14,20 +14,34 @@ public enum ValueJSON {
         case .boxes(let boxes): json(boxes)
         case .number(let number): "{\"kind\": \"number\", \"value\": \(exactNumber(number))}\n"
         case .faces(let faces): json(faces)
+        case .text(let lines): json(lines)
+        case .hands(let hands): json(hands)
         }
     }
+
+    /// A box's `x`, `y`, `width`, `height` and `confidence`, as every list of boxes writes them.
+    private static func fields(_ box: Box) -> String {
+        "\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
+            + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))"
+    }
+
+    /// `{"kind": name, name: [...]}`, one item a line.
+    private static func list(_ name: String, _ items: [String]) -> String {
+        "{\"kind\": \"\(name)\", \"\(name)\": ["
+            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
+            + "]}\n"
+    }
+
+    private static func point(_ p: SIMD2<Double>) -> String { "[\(number(p.x)),\(number(p.y))]" }
 
     /// `{"kind": "faces", "faces": [...]}`: each face's box (`x`, `y`, `width`, `height`, `confidence`),
     /// `roll`, `yaw`, `pitch` in degrees, `captureQuality`, `keypoints` by name (`[x, y]`), and when the
     /// mesh was computed `landmarks` (468 `[x, y, z]`) and the `regions` read from it by name (lists of
     /// `[x, y]`; derived, so ignored when read back). One face a line.
     static func json(_ faces: [Face]) -> String {
-        func point(_ p: SIMD2<Double>) -> String { "[\(number(p.x)),\(number(p.y))]" }
         let items = faces.map { face in
-            let box = face.box
-            var fields = [
-                "\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
-                    + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))",
+            var parts = [
+                fields(face.box),
                 "\"roll\": \(number(face.roll)), \"yaw\": \(number(face.yaw)), \"pitch\": \(number(face.pitch)), "
                     + "\"captureQuality\": \(number(face.captureQuality))",
                 "\"keypoints\": {"
@@ -35,34 +49,55 @@ public enum ValueJSON {
                     .joined(separator: ", ") + "}",
             ]
             if !face.landmarks.isEmpty {
-                fields.append(
+                parts.append(
                     "\"landmarks\": ["
                         + face.landmarks.map { "[\(number($0.x)),\(number($0.y)),\(number($0.z))]" }
                         .joined(separator: ",") + "]")
-                fields.append(
+                parts.append(
                     "\"regions\": {"
                         + face.regionPoints.map {
                             "\"\($0.name)\": [" + $0.points.map(point).joined(separator: ",") + "]"
                         }
                         .joined(separator: ", ") + "}")
             }
-            return "{" + fields.joined(separator: ", ") + "}"
+            return "{" + parts.joined(separator: ", ") + "}"
         }
-        return "{\"kind\": \"faces\", \"faces\": ["
-            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
-            + "]}\n"
+        return list("faces", items)
+    }
+
+    /// `{"kind": "text", "text": [...]}`: each line's box (`x`, `y`, `width`, `height`, `confidence`), its
+    /// `string`, and its `quad` (`[x, y]` top-left, top-right, bottom-right, bottom-left as the text
+    /// reads). One line of text a line.
+    static func json(_ lines: [TextLine]) -> String {
+        list(
+            "text",
+            lines.map { line in
+                "{" + fields(line.box) + ", \"string\": " + JSONText.quoted(line.string) + ", \"quad\": ["
+                    + line.quad.map(point).joined(separator: ",") + "]}"
+            })
+    }
+
+    /// `{"kind": "hands", "hands": [...]}`: each hand's box (`x`, `y`, `width`, `height`, `confidence`), its
+    /// `chirality` (`left`, `right` or `unknown`, the subject's own hand) and its `joints` by Vision's
+    /// names, each `{"x", "y", "z", "confidence"}`. One hand a line.
+    static func json(_ hands: [Hand]) -> String {
+        list(
+            "hands",
+            hands.map { hand in
+                let joints = Hand.Joint.allCases.enumerated().map { index, joint in
+                    let at = hand.joints[index]
+                    return "\"\(joint.rawValue)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), "
+                        + "\"z\": \(number(at.z)), \"confidence\": \(number(hand.jointConfidences[index]))}"
+                }
+                return "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": {"
+                    + joints.joined(separator: ", ") + "}}"
+            })
     }
 
     /// `{"kind": "boxes", "boxes": [...]}`: each box's `x`, `y`, `width`, `height` in pixels (origin
     /// top-left) and its `confidence` in 0...1, most confident first as the node gave them. One box a line.
     static func json(_ boxes: [Box]) -> String {
-        let items = boxes.map { box in
-            "{\"x\": \(number(box.x)), \"y\": \(number(box.y)), \"width\": \(number(box.width)), "
-                + "\"height\": \(number(box.height)), \"confidence\": \(number(box.confidence))}"
-        }
-        return "{\"kind\": \"boxes\", \"boxes\": ["
-            + (items.isEmpty ? "" : "\n" + items.joined(separator: ",\n") + "\n")
-            + "]}\n"
+        list("boxes", boxes.map { "{" + fields($0) + "}" })
     }
 
     /// `kind`, `imageWidth`, `imageHeight`, `tracedWidth`, `tracedHeight` and `contours`, each with

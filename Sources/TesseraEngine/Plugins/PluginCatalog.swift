@@ -92,7 +92,7 @@ enum PluginCatalog {
 
     /// The types a plugin's ports may have: images in version 1; values too from version 2.
     static func portTypes(version: Int) -> [PortType] {
-        version >= 2 ? [.image, .boxes, .contours, .number, .faces] : [.image]
+        version >= 2 ? PortType.allCases : [.image]
     }
 
     static func declaration(_ entry: Entry, path: String, plugin: Plugin?, version: Int) throws(CatalogError)
@@ -127,6 +127,8 @@ enum PluginCatalog {
             case .contours: field = optional ? Input<Contours?>(doc: doc) : Input<Contours>(doc: doc)
             case .number: field = optional ? Input<Double?>(doc: doc) : Input<Double>(doc: doc)
             case .faces: field = optional ? Input<[Face]?>(doc: doc) : Input<[Face]>(doc: doc)
+            case .text: field = optional ? Input<[TextLine]?>(doc: doc) : Input<[TextLine]>(doc: doc)
+            case .hands: field = optional ? Input<[Hand]?>(doc: doc) : Input<[Hand]>(doc: doc)
             }
             var declaration = field.declaration
             declaration.name = port.name

@@ -19,16 +19,18 @@ struct Require: Node {
             out: { op: save, input: spot, path: spot.png }
             """)
 
-    /// What is measured: `count` of a list, a field of every box or face in it, or a number's `value`.
+    /// What is measured: `count` of a list, a field of every box, face, line or hand in it, or a number's `value`.
     enum Field: String, ParameterChoice {
         case count, value, confidence, x, y, width, height, roll, yaw, pitch, captureQuality
     }
 
     @Input(doc: "The image passed on when the condition holds.") var input: Image
-    @Input(doc: "The value the condition is about: boxes, faces, contours or a number.") var value: NodeValue
+    @Input(doc: "The value the condition is about: boxes, faces, text, hands, contours or a number.") var value:
+        NodeValue
     @Parameter(
-        doc: "What is measured: count (boxes, faces or contours in the value), value (a number), or a field of "
-            + "every box or face (confidence, x, y, width, height; for faces also roll, yaw, pitch, captureQuality). "
+        doc: "What is measured: count (boxes, faces, text lines, hands or contours in the value), value (a number), "
+            + "or a field of every box, face, line or hand (confidence, x, y, width, height; for faces also roll, yaw, "
+            + "pitch, captureQuality). "
             + "Unset: value for a number, count for the others.")
     var field: Field? = nil
     @Parameter(doc: "The smallest allowed measure; unset: no lower bound.")
@@ -60,7 +62,7 @@ struct Require: Node {
         case .number: return field == .value ? nil : "a number has only its value, not \(field.rawValue)"
         case .image: return "an image is not a value to measure"
         case .contours: return field == .count ? nil : "contours are measured by count only"
-        case .boxes, .faces:
+        case .boxes, .faces, .text, .hands:
             if field == .count || boxFields.contains(field) || (type == .faces && faceOnly.contains(field)) {
                 return nil
             }
@@ -73,28 +75,28 @@ struct Require: Node {
         if let reason = Self.problem(measured, value.type) { throw NodeProblem(parameter: "field", reason) }
         // Each measure with what it is of: "count", or "roll of face 2".
         var measures: [(Double, String)] = []
+        let items = [Box].from(value) ?? []
+        let noun = [PortType.faces: "face", .text: "line", .hands: "hand"][value.type] ?? "box"
         switch (value, measured) {
         case (.number(let number), _): measures = [(number, "the value")]
         case (.contours(let contours), _): measures = [(Double(contours.contours.count), "the count")]
-        case (.boxes(let boxes), .count): measures = [(Double(boxes.count), "the count")]
-        case (.faces(let faces), .count): measures = [(Double(faces.count), "the count")]
-        case (.boxes(let boxes), _):
-            measures = boxes.enumerated().map {
-                (Self.measure(measured, of: $1), "\(measured.rawValue) of box \($0 + 1)")
-            }
-        case (.faces(let faces), _):
+        case (_, .count): measures = [(Double(items.count), "the count")]
+        case (.faces(let faces), .roll), (.faces(let faces), .yaw), (.faces(let faces), .pitch),
+            (.faces(let faces), .captureQuality):
             measures = faces.enumerated().map { index, face in
                 let amount: Double =
                     switch measured {
                     case .roll: face.roll
                     case .yaw: face.yaw
                     case .pitch: face.pitch
-                    case .captureQuality: face.captureQuality
-                    default: Self.measure(measured, of: face.box)
+                    default: face.captureQuality
                     }
                 return (amount, "\(measured.rawValue) of face \(index + 1)")
             }
-        default: break
+        default:
+            measures = items.enumerated().map {
+                (Self.measure(measured, of: $1), "\(measured.rawValue) of \(noun) \($0 + 1)")
+            }
         }
         for (amount, what) in measures {
             let low = minimum ?? -.infinity
