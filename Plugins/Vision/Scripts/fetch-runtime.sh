@@ -2,12 +2,16 @@
 # Fills Plugins/Vision/runtime/ with what the Vision plugin runs on, all from the wheels pinned (by version
 # and SHA-256) in wheels.txt; nothing is downloaded at run time.
 #   wheels/    the three wheels, as pip downloaded them (reused when the runtime is rebuilt)
-#   lib/       OpenVINO's C API, core, CPU plugin, TFLite frontend, IR frontend (which reads the compiled
-#              models kept in the cache) and TBB, and libopenvino_c.so -> .2641
+#   lib/       OpenVINO's C API, core, CPU plugin, TFLite and ONNX frontends, IR frontend (which reads the
+#              compiled models kept in the cache) and TBB, and libopenvino_c.so -> .2641
 #   include/   openvino/c/*.h, for -I runtime/include
-#   models/    MediaPipe's face detection, face landmark and selfie segmentation models; the two selfie
-#              models rewritten by rewrite_selfie.py so OpenVINO can read them
-#   licenses/  OpenVINO's and MediaPipe's licences and OpenVINO's third-party notices
+#   models/    MediaPipe's face detection, face landmark, selfie segmentation, palm detection and hand
+#              landmark models (the two selfie models rewritten by rewrite_selfie.py so OpenVINO can read
+#              them); PaddleOCR's PP-OCRv4 text detection and recognition and its 180-degree classifier,
+#              as rapidocr ships them, with the recognizer's dictionary taken out of its metadata
+#              (extract_dictionary.py) into ppocr_keys_v4.txt
+#   licenses/  OpenVINO's and MediaPipe's licences, OpenVINO's third-party notices, and rapidocr's
+#              METADATA (its licence, Apache-2.0, is stated there: the wheel has no licence file)
 # Every file but the wheels must match runtime.sha256 (paths relative to runtime/). A runtime that already
 # does is left alone; anything else is built afresh in a folder beside it, checked, and only then renamed
 # to runtime/, so a failure leaves no half-made runtime.
@@ -22,11 +26,13 @@ python=${PYTHON:-/usr/bin/python3}
 
 # The files taken from the wheels. A new pin changes these names, and the hashes in runtime.sha256.
 openvino_libs=(libopenvino_c.so.2641 libopenvino.so.2641 libopenvino_intel_cpu_plugin.so
-    libopenvino_tensorflow_lite_frontend.so.2641 libopenvino_ir_frontend.so.2641 libtbb.so.12)
+    libopenvino_tensorflow_lite_frontend.so.2641 libopenvino_onnx_frontend.so.2641 libopenvino_ir_frontend.so.2641
+    libtbb.so.12)
 openvino_licenses=(LICENSE licensing/runtime-third-party-programs.txt licensing/onetbb_third-party-programs.txt
     licensing/onednn_third-party-programs.txt)
 models=(face_detection/face_detection_short_range.tflite face_detection/face_detection_full_range_sparse.tflite
-    face_landmark/face_landmark.tflite)
+    face_landmark/face_landmark.tflite palm_detection/palm_detection_full.tflite hand_landmark/hand_landmark_full.tflite)
+text_models=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 selfie_models=(selfie_segmentation.tflite selfie_segmentation_landscape.tflite)
 schema_module=mediapipe/tasks/metadata/schema_py_generated.py
 
@@ -97,11 +103,13 @@ wheel() {
 openvino=$(wheel openvino)
 mediapipe=$(wheel mediapipe)
 flatbuffers=$(wheel flatbuffers)
+rapidocr=$(wheel rapidocr_onnxruntime)
 openvino_info=$(basename "$openvino" | cut -d- -f1,2).dist-info
 mediapipe_info=$(basename "$mediapipe" | cut -d- -f1,2).dist-info
+rapidocr_info=$(basename "$rapidocr" | cut -d- -f1,2).dist-info
 
 say "unpacking libraries, headers, models and licences"
-mkdir -p "$tmp"/{lib,include,models,licenses/openvino,licenses/mediapipe}
+mkdir -p "$tmp"/{lib,include,models,licenses/openvino,licenses/mediapipe,licenses/rapidocr}
 unzip -q -j "$openvino" "${openvino_libs[@]/#/openvino/libs/}" -d "$tmp/lib"
 ln -s libopenvino_c.so.2641 "$tmp/lib/libopenvino_c.so"
 unzip -q "$openvino" 'openvino/include/openvino/c/*' -d "$tmp/work"
@@ -109,6 +117,12 @@ mv "$tmp/work/openvino/include/openvino" "$tmp/include/"
 unzip -q -j "$openvino" "${openvino_licenses[@]/#/$openvino_info/licenses/}" -d "$tmp/licenses/openvino"
 unzip -q -j "$mediapipe" "$mediapipe_info/LICENSE" -d "$tmp/licenses/mediapipe"
 unzip -q -j "$mediapipe" "${models[@]/#/mediapipe/modules/}" -d "$tmp/models"
+unzip -q -j "$rapidocr" "$rapidocr_info/METADATA" -d "$tmp/licenses/rapidocr"
+unzip -q -j "$rapidocr" "${text_models[@]/#/rapidocr_onnxruntime/models/}" -d "$tmp/models"
+
+say "taking the text recognizer's dictionary out of its metadata"
+PYTHONDONTWRITEBYTECODE=1 "$python" -s Scripts/extract_dictionary.py "$tmp/models/ch_PP-OCRv4_rec_infer.onnx" \
+    "$tmp/models/ppocr_keys_v4.txt" || fail "extract_dictionary.py failed (above)"
 
 say "rewriting the selfie models' custom op to TRANSPOSE_CONV"
 unzip -q -j "$mediapipe" "${selfie_models[@]/#/mediapipe/modules/selfie_segmentation/}" "$schema_module" \
