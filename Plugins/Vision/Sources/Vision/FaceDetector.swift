@@ -1,17 +1,10 @@
 import Foundation
 import TesseraPluginSDK
 
-/// MediaPipe's BlazeFace detectors, decoded as its face_detection graphs do: the image letterboxed onto the
-/// model's square input, SSD anchors, boxes and six keypoints per anchor, a sigmoid score, and weighted
-/// non-maximum suppression.
-struct FaceDetector {
-    enum Range: String, ParameterChoice, Sendable {
-        /// Faces within about 2 m of the camera (128 x 128 input).
-        case short
-        /// Faces up to about 5 m away, smaller in the frame (192 x 192 input).
-        case full
-    }
-
+/// MediaPipe's SSD detectors (BlazeFace, BlazePalm), decoded as its detection graphs do: the image
+/// letterboxed onto the model's square input, anchors on feature maps, a box and keypoints regressed
+/// per anchor, a sigmoid score, and weighted non-maximum suppression.
+struct AnchorDetector {
     /// A detection in normalized image coordinates (0...1 across the image).
     struct Detection {
         var score: Double
@@ -20,25 +13,21 @@ struct FaceDetector {
         var keypoints: [SIMD2<Double>]
     }
 
-    let range: Range
     let model: Model
+    /// The model's square input side.
+    let side: Int
+    /// The feature maps: each a grid of `size` x `size` cells with `perCell` anchors, in output order.
+    let maps: [(size: Int, perCell: Int)]
+    let keypointCount: Int
+    /// The input's sample range (0...1 for the palm detector, -1...1 for the face detectors).
+    let low: Float
+    let high: Float
+    /// Round the input's samples to 8 bits (the palm detector's graph warps the 8-bit image).
+    var roundToBytes = false
 
-    init(range: Range, models: String) throws {
-        self.range = range
-        model = try Model.named(
-            range == .short ? "face_detection_short_range.tflite" : "face_detection_full_range_sparse.tflite",
-            in: models)
-    }
-
-    var side: Int { range == .short ? 128 : 192 }
-    /// MediaPipe's own score thresholds for each model (its graphs', which the Python API keeps).
-    var defaultThreshold: Double { range == .short ? 0.5 : 0.6 }
-
-    /// Anchor centers, ordered as the model's outputs: by feature map, row, column, then anchor.
+    /// Anchor centers, ordered as the model's outputs: by feature map, row, column, then anchor. Every
+    /// anchor has size 1 (MediaPipe's fixed_anchor_size), so only its center enters the decoding.
     var anchors: [SIMD2<Double>] {
-        // Short: a 16 x 16 map with 2 anchors a cell (stride 8), then an 8 x 8 map with 6 (three layers of
-        // stride 16, two anchors each). Full: one 48 x 48 map, one anchor a cell (stride 4).
-        let maps: [(size: Int, perCell: Int)] = range == .short ? [(16, 2), (8, 6)] : [(48, 1)]
         var centers: [SIMD2<Double>] = []
         for map in maps {
             for y in 0..<map.size {
@@ -51,30 +40,33 @@ struct FaceDetector {
         return centers
     }
 
-    func detect(_ image: Image, threshold: Double?, scratch: inout PixelBuffer) throws -> [Detection] {
+    /// Every detection scoring at least `minimumScore`, merged, most confident first.
+    func detect(_ image: Image, minimumScore: Double, scratch: inout PixelBuffer) throws -> [Detection] {
         let (width, height) = (image.width, image.height)
-        let cut = TensorCut.letterbox(width, height, side: side)
+        var cut = TensorCut.letterbox(width, height, side: side)
+        cut.roundToBytes = roundToBytes
         let outputs = try model.infer(
-            cut.tensor(from: image, low: -1, high: 1, reusing: &scratch), shape: [1, Int64(side), Int64(side), 3])
+            cut.tensor(from: image, low: low, high: high, reusing: &scratch), shape: [1, Int64(side), Int64(side), 3])
         let anchors = anchors
-        guard outputs.count == 2, outputs[0].count == anchors.count * 16, outputs[1].count == anchors.count else {
-            throw VisionError("the face detection model's outputs are not the shape expected")
+        let stride = 4 + 2 * keypointCount
+        guard outputs.count == 2, outputs[0].count == anchors.count * stride, outputs[1].count == anchors.count else {
+            throw VisionError("the model \(model.name)'s outputs are not the shape expected")
         }
         let (regressors, scores) = (outputs[0], outputs[1])
         let scale = Double(side)
-        let minimumScore = threshold ?? defaultThreshold
         var found: [Detection] = []
         for (index, anchor) in anchors.enumerated() {
             let logit = min(max(Double(scores[index]), -100), 100)
             let score = 1 / (1 + exp(-logit))
             guard score >= minimumScore else { continue }
-            let raw = regressors[(index * 16)..<(index * 16 + 16)].map(Double.init)
-            let center = SIMD2(raw[raw.startIndex], raw[raw.startIndex + 1]) / scale + anchor
-            let size = SIMD2(raw[raw.startIndex + 2], raw[raw.startIndex + 3]) / scale
-            guard size.x >= 0, size.y >= 0 else { continue }
-            let keypoints = (0..<6).map { k in
-                SIMD2(raw[raw.startIndex + 4 + 2 * k], raw[raw.startIndex + 5 + 2 * k]) / scale + anchor
+            let base = index * stride
+            func pair(_ offset: Int) -> SIMD2<Double> {
+                SIMD2(Double(regressors[base + offset]), Double(regressors[base + offset + 1])) / scale
             }
+            let center = pair(0) + anchor
+            let size = pair(2)
+            guard size.x >= 0, size.y >= 0 else { continue }
+            let keypoints = (0..<keypointCount).map { pair(4 + 2 * $0) + anchor }
             found.append(
                 Detection(score: score, minimum: center - size / 2, maximum: center + size / 2, keypoints: keypoints))
         }
@@ -102,12 +94,13 @@ struct FaceDetector {
             remaining.removeAll { iou(best, $0) > 0.3 }
             let total = overlapping.reduce(0) { $0 + $1.score }
             var merged = Detection(
-                score: best.score, minimum: .zero, maximum: .zero, keypoints: Array(repeating: .zero, count: 6))
+                score: best.score, minimum: .zero, maximum: .zero,
+                keypoints: Array(repeating: .zero, count: best.keypoints.count))
             for detection in overlapping {
                 let weight = detection.score / total
                 merged.minimum += detection.minimum * weight
                 merged.maximum += detection.maximum * weight
-                for k in 0..<6 { merged.keypoints[k] += detection.keypoints[k] * weight }
+                for k in merged.keypoints.indices { merged.keypoints[k] += detection.keypoints[k] * weight }
             }
             // The best one itself overlaps: guard against a box whose IoU with itself is 0 (empty).
             result.append(overlapping.isEmpty ? best : merged)
@@ -117,13 +110,52 @@ struct FaceDetector {
     }
 
     static func iou(_ a: Detection, _ b: Detection) -> Double {
-        let low = pointwiseMax(a.minimum, b.minimum)
-        let high = pointwiseMin(a.maximum, b.maximum)
+        iou(low: a.minimum, high: a.maximum, low: b.minimum, high: b.maximum)
+    }
+
+    /// The intersection over union of two axis-aligned boxes given by their corners.
+    static func iou(low a0: SIMD2<Double>, high a1: SIMD2<Double>, low b0: SIMD2<Double>, high b1: SIMD2<Double>)
+        -> Double
+    {
+        let low = pointwiseMax(a0, b0)
+        let high = pointwiseMin(a1, b1)
         let overlap = max(0, high.x - low.x) * max(0, high.y - low.y)
-        let areaA = (a.maximum.x - a.minimum.x) * (a.maximum.y - a.minimum.y)
-        let areaB = (b.maximum.x - b.minimum.x) * (b.maximum.y - b.minimum.y)
-        let union = areaA + areaB - overlap
+        let union = (a1.x - a0.x) * (a1.y - a0.y) + (b1.x - b0.x) * (b1.y - b0.y) - overlap
         return union > 0 ? overlap / union : 0
+    }
+}
+
+/// MediaPipe's BlazeFace detectors: six keypoints a face (eyes, nose tip, mouth, ears).
+struct FaceDetector {
+    enum Range: String, ParameterChoice, Sendable {
+        /// Faces within about 2 m of the camera (128 x 128 input).
+        case short
+        /// Faces up to about 5 m away, smaller in the frame (192 x 192 input).
+        case full
+    }
+
+    typealias Detection = AnchorDetector.Detection
+
+    let range: Range
+    let detector: AnchorDetector
+
+    init(range: Range, models: String) throws {
+        self.range = range
+        // Short: a 16 x 16 map with 2 anchors a cell (stride 8), then an 8 x 8 map with 6 (three layers of
+        // stride 16, two anchors each). Full: one 48 x 48 map, one anchor a cell (stride 4).
+        detector = AnchorDetector(
+            model: try Model.named(
+                range == .short ? "face_detection_short_range.tflite" : "face_detection_full_range_sparse.tflite",
+                in: models),
+            side: range == .short ? 128 : 192, maps: range == .short ? [(16, 2), (8, 6)] : [(48, 1)],
+            keypointCount: 6, low: -1, high: 1)
+    }
+
+    /// MediaPipe's own score thresholds for each model (its graphs', which the Python API keeps).
+    var defaultThreshold: Double { range == .short ? 0.5 : 0.6 }
+
+    func detect(_ image: Image, threshold: Double?, scratch: inout PixelBuffer) throws -> [Detection] {
+        try detector.detect(image, minimumScore: threshold ?? defaultThreshold, scratch: &scratch)
     }
 }
 

@@ -26,6 +26,8 @@ final class Model: @unchecked Sendable {
 
     private let handle: OpaquePointer
     let path: String
+    /// The model's file name, for messages.
+    var name: String { (path as NSString).lastPathComponent }
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle
@@ -84,9 +86,9 @@ final class Model: @unchecked Sendable {
         return Model(handle: handle, path: path)
     }
 
-    /// Runs the model on one NHWC Float32 input of `shape` and returns each output's values, by index.
+    /// Runs the model on one Float32 input of `shape` (NHWC for MediaPipe's models, NCHW for PaddleOCR's)
+    /// and returns each output's values, by index.
     func infer(_ input: [Float], shape: [Int64]) throws -> [[Float]] {
-        let name = (path as NSString).lastPathComponent
         var request: OpaquePointer?
         try check(ov_compiled_model_create_infer_request(handle, &request), "running \(name)")
         defer { ov_infer_request_free(request) }

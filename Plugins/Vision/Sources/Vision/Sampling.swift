@@ -12,6 +12,9 @@ struct TensorCut {
     /// Outside the image: 0 (MediaPipe's BORDER_ZERO, for the detectors and segmentation) or the nearest
     /// edge pixel (BORDER_REPLICATE, for the face mesh's rotated crop).
     var replicateBorder = false
+    /// Round each sample to 8 bits, as OpenCV's warps on 8-bit images do (MediaPipe's hand landmark model
+    /// moves its joints by up to 0.6 % of the hand without it).
+    var roundToBytes = false
 
     /// The square of side `max(W, H)` centered on the image, edge to edge onto `side` x `side`, as the
     /// face detector sees the image (letterboxed).
@@ -79,6 +82,7 @@ struct TensorCut {
                                 ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
                             rgb += sample * weight
                         }
+                        if roundToBytes { rgb = (rgb * 255).rounded(.toNearestOrAwayFromZero) / 255 }
                         let at = (v * width + u) * 3
                         out[at] = low + scale * rgb.x
                         out[at + 1] = low + scale * rgb.y

@@ -1,7 +1,10 @@
 import TesseraPluginSDK
 
-/// The plugin's entry point: faces and people, as Apple's Vision gives them, on MediaPipe's models.
+/// The plugin's entry point: faces, people and hands, as Apple's Vision gives them, on MediaPipe's models.
 @_cdecl("tessera_plugin_entry")
 public func entry() -> UnsafeRawPointer {
-    TesseraPluginSDK.export([DetectFaces.self, FaceLandmarks.self, SegmentPeople.self, DrawFaces.self, FrameFace.self])
+    TesseraPluginSDK.export([
+        DetectFaces.self, FaceLandmarks.self, SegmentPeople.self, DrawFaces.self, FrameFace.self, DetectHandPose.self,
+        DrawHands.self,
+    ])
 }
