@@ -85,6 +85,20 @@ import TesseraCore
         }
     }
 
+    /// A filled box covers the box grown by half the line width, inside and all; the pixel half covered
+    /// at its edge is half the color.
+    @Test func filledBoxesCoverTheirInside() throws {
+        let filled = try drawn([Box(x: 4, y: 3, width: 10, height: 6)], width: 20, height: 12, ["fill": true])
+        for y in 0..<12 {
+            for x in 0..<20 {
+                #expect(filled[y][x] == ((3...14).contains(x) && (2...9).contains(y) ? 0 : 1), "pixel \(x), \(y)")
+            }
+        }
+        let margin = try drawn(
+            [Box(x: 4, y: 3, width: 10, height: 6)], width: 20, height: 12, ["fill": true, "lineWidth": 1.0])
+        #expect(margin[5][3] == 0.5 && margin[5][8] == 0 && margin[2][8] == 0.5 && margin[1][8] == 1)
+    }
+
     /// An empty list, boxes wholly outside (beyond the line's reach), of zero width or height or both,
     /// not finite, or far beyond any image draw nothing: the image comes back as it was.
     @Test func boxesThatDrawNothing() throws {

@@ -23,6 +23,9 @@ import TesseraCore
 /// nothing (as an SVG `<rect>`); a negative size spans back from `x` or `y` (as a `CGRect`); a box that
 /// is not finite is skipped, and parts outside the image are clipped.
 ///
+/// With `fill` the whole box grown by half the width is covered, inside included: a mask of the boxes
+/// (text lines to blur out, say), `lineWidth` its margin.
+///
 /// Overlapping boxes take the largest coverage, not a sum, so crossings do not darken; with
 /// `confidenceAsOpacity` each box's coverage is first multiplied by its confidence (clamped to 0...1),
 /// so a box at 0.25 confidence is drawn a quarter as strong. The color is laid over by that coverage
@@ -72,6 +75,11 @@ struct DrawBoxes: Node {
     @Parameter(doc: "Multiply each box's stroke by its confidence (0...1), so weak boxes are drawn faint.")
     var confidenceAsOpacity = false
 
+    @Parameter(
+        doc: "Fill each box with the color, not only its outline: the box grown by half the line width (a mask "
+            + "of text lines or faces to blur, with lineWidth as its margin).")
+    var fill = false
+
     /// Which images are connected is known before the run: `tessera validate` checks it.
     func validate(in context: ValidationContext) -> [NodeProblem] {
         Self.sizeProblem(input: context.inputTypes["input"] != nil, like: context.inputTypes["like"] != nil).map {
@@ -95,7 +103,7 @@ struct DrawBoxes: Node {
         guard let size = input ?? like else { return .none }
         let strokes = boxes.compactMap {
             Stroke(
-                $0, lineWidth: lineWidth, opacity: confidenceAsOpacity ? $0.confidence : 1,
+                $0, lineWidth: lineWidth, opacity: confidenceAsOpacity ? $0.confidence : 1, fill: fill,
                 within: Rect(width: size.width, height: size.height))
         }
         let kernel = Kernel(
@@ -107,7 +115,8 @@ struct DrawBoxes: Node {
     }
 
     /// One box's stroke: the box grown by half the line width (`outer`) less the box shrunk by it
-    /// (`inner`, empty when the line fills the box), as `(minX, minY, maxX, maxY)` in pixels.
+    /// (`inner`, empty when the line fills the box or the box is filled), as `(minX, minY, maxX, maxY)` in
+    /// pixels.
     struct Stroke: Sendable, Equatable {
         var outer: SIMD4<Double>
         var inner: SIMD4<Double>
@@ -115,7 +124,7 @@ struct DrawBoxes: Node {
 
         /// Nil for a box that draws nothing: not finite, zero in width or height, at opacity 0, or wholly
         /// outside `extent` (so far-away coordinates never reach integer conversion).
-        init?(_ box: Box, lineWidth: Double, opacity: Double, within extent: Rect) {
+        init?(_ box: Box, lineWidth: Double, opacity: Double, fill: Bool = false, within extent: Rect) {
             let clamped = Swift.min(Swift.max(opacity, 0), 1)  // NaN stays NaN and fails the guard
             let x = (Swift.min(box.x, box.x + box.width), Swift.max(box.x, box.x + box.width))
             let y = (Swift.min(box.y, box.y + box.height), Swift.max(box.y, box.y + box.height))
@@ -127,7 +136,7 @@ struct DrawBoxes: Node {
             else { return nil }
             let inner = SIMD4(x.0 + half, y.0 + half, x.1 - half, y.1 - half)
             self.outer = outer
-            self.inner = inner[0] < inner[2] && inner[1] < inner[3] ? inner : SIMD4(repeating: 0)
+            self.inner = !fill && inner[0] < inner[2] && inner[1] < inner[3] ? inner : SIMD4(repeating: 0)
             self.opacity = Float(clamped)
         }
 
