@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes Plugins/Vision/Tests/Fixtures/mediapipe/ with Scripts/make-vision-fixtures.py: MediaPipe 0.10.21's
-# own face detection, face mesh and selfie segmentation on the photos in Examples/images. Never run by
+# own face detection, face mesh and selfie segmentation on the photos in Examples/images; then, with
+# Scripts/make-hand-fixtures.py, its hand landmarks on the same photos (`<stem>-hands.json`) and on the
+# derived images it makes in Plugins/Vision/Tests/Fixtures/hands/. Never run by
 # `make test`; the outputs are committed. It needs the network and about 1.2 GB: mediapipe pulls in
 # jax, jaxlib, matplotlib, opencv-contrib-python and more. By default it makes a throwaway venv in a
 # temporary folder with PYTHON (default python3, must be CPython 3.11: the pinned wheel is cp311) and
@@ -21,3 +23,4 @@ if [ -z "${VENV:-}" ]; then
     "$VENV/bin/pip" install -q --only-binary=:all: -r "$work/deps.txt"
 fi
 "$VENV/bin/python" "$ROOT/Scripts/make-vision-fixtures.py"
+"$VENV/bin/python" "$ROOT/Scripts/make-hand-fixtures.py"
