@@ -5,6 +5,6 @@ import TesseraPluginSDK
 public func entry() -> UnsafeRawPointer {
     TesseraPluginSDK.export([
         DetectFaces.self, FaceLandmarks.self, SegmentPeople.self, DrawFaces.self, FrameFace.self, DetectHandPose.self,
-        DrawHands.self,
+        DrawHands.self, DetectText.self,
     ])
 }
