@@ -93,7 +93,7 @@ extension ParameterDeclaration {
         if let unit { parts.append("Unit: \(unit).") }
         if let suggested { parts.append("Suggested: \(suggested.rangeText).") }
         if !upstreamTypes.isEmpty {
-            parts.append("May come from \(upstreamTypes.map(\.phrase).joined(separator: " or ")) ({from: node.port}).")
+            parts.append("May come from \(upstreamTypes.phrase) ({from: node.port}).")
         }
         return parts.joined(separator: " ")
     }

@@ -336,7 +336,7 @@ struct GraphValidator {
                     drafts[index].hasErrors = true
                     continue
                 }
-                let phrases = declared.upstreamTypes.map(\.phrase).joined(separator: " or ")
+                let phrases = declared.upstreamTypes.phrase
                 let what = "parameter '\(parameter)' of '\(draft.name)' (\(declaration.op)) takes \(phrases)"
                 if let resolved = resolve(
                     reference, in: drafts, names: names, accepting: declared.upstreamTypes,

@@ -17,10 +17,11 @@ public struct InputDeclaration: Sendable {
 extension InputDeclaration {
     /// The accepted types in words, for messages: "an image", "an image or contours", "any value".
     public var typePhrase: String {
-        acceptsAll ? "any value" : accepted.map(\.phrase).joined(separator: " or ")
+        acceptsAll ? "any value" : accepted.phrase
     }
-    /// The accepted types' names, for listings: "image", "image or contours", "any".
-    public var typeName: String { acceptsAll ? "any" : accepted.map(\.rawValue).joined(separator: " or ") }
+    /// The accepted types' names, for listings: "image", "image or contours", "boxes, faces, text or hands",
+    /// "any".
+    public var typeName: String { acceptsAll ? "any" : listed(accepted.map(\.rawValue)) }
 
     private var acceptsAll: Bool { Set(accepted) == Set(PortType.allCases) }
 }

@@ -191,3 +191,14 @@ public struct Contours: Sendable {
         return (point + 0.5) * scale
     }
 }
+
+extension [PortType] {
+    /// The types' phrases as a list for messages: "boxes or faces", "boxes, faces, text or hands".
+    public var phrase: String { listed(map(\.phrase)) }
+}
+
+/// Words as a list of alternatives: "a", "a or b", "a, b or c".
+func listed(_ words: [String]) -> String {
+    guard words.count > 2 else { return words.joined(separator: " or ") }
+    return words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1]
+}
