@@ -204,4 +204,36 @@ import TesseraNodes
                 ])
         }
     }
+
+    /// What detectText and detectHandPose give, written as `save` writes them, is what
+    /// Docs/schemas/text.schema.json and hands.schema.json describe (python3-jsonschema, independent of
+    /// the writer); each is rejected by the other's schema, so the check can fail.
+    @Test func textAndHandsMatchTheirSchemas() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-vision-values-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try VisionPluginTests.photo("phone-3.jpg")
+        let text = folder.appendingPathComponent("text.json")
+        let hands = folder.appendingPathComponent("hands.json")
+        try #require(ValueJSON.encode(.text(try Self.text("page").lines))).write(
+            to: text, atomically: true, encoding: .utf8)
+        try #require(ValueJSON.encode(try VisionPluginTests.run("detectHandPose", photo))).write(
+            to: hands, atomically: true, encoding: .utf8)
+        func check(_ schema: String, _ file: URL) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            let repository = VisionPluginTests.repository
+            process.arguments = [
+                repository.appendingPathComponent("Scripts/check-values.py").path,
+                repository.appendingPathComponent("Docs/schemas/\(schema).schema.json").path, file.path,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try check("text", text) == 0 && check("hands", hands) == 0)
+        #expect(try check("text", hands) == 1 && check("hands", text) == 1)
+    }
 }

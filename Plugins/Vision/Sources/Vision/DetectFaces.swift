@@ -70,7 +70,7 @@ struct FaceAnalysis {
             var face = Face(
                 box: Box(x: low.x, y: low.y, width: extent.x, height: extent.y, confidence: detection.score),
                 keypoints: detection.keypoints.map { $0 * size })
-            let region = FaceMesh.Region(detection, width: width, height: height)
+            let region = FaceMesh.Region(face: detection, width: width, height: height)
             let (points, crop) = try mesh.landmarks(image, region: region, scratch: &scratch)
             if let points {
                 // The pose from a second mesh, its crop leveled by the first: a turned photo then turns the

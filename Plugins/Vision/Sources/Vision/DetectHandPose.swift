@@ -54,56 +54,15 @@ struct HandPose {
         landmarks = try Model.named("hand_landmark_full.tflite", in: models)
     }
 
-    /// A hand's crop: its center and side in pixels, and its rotation in radians.
-    struct Region {
-        var center: SIMD2<Double>
-        var side: Double
-        var rotation: Double
-
-        /// MediaPipe's palm_detection_detection_to_roi: turned so the wrist is below the middle finger's
-        /// base, moved half the palm's height toward the fingers, and 2.6 times the palm's longer side.
-        init(_ palm: AnchorDetector.Detection, width: Int, height: Int) {
-            let size = SIMD2(Double(width), Double(height))
-            let wrist = palm.keypoints[0] * size
-            let finger = palm.keypoints[2] * size
-            let angle = Double.pi / 2 - atan2(-(finger.y - wrist.y), finger.x - wrist.x)
-            rotation = angle - 2 * Double.pi * ((angle + Double.pi) / (2 * Double.pi)).rounded(.down)
-            let box = (palm.maximum - palm.minimum) * size
-            center = (palm.minimum + palm.maximum) / 2 * size + 0.5 * box.y * SIMD2(sin(rotation), -cos(rotation))
-            side = max(box.x, box.y) * 2.6
-        }
-
-        /// The crop's corners-unturned box, normalized: what MediaPipe compares to tell two hands apart.
-        func bounds(width: Int, height: Int) -> (low: SIMD2<Double>, high: SIMD2<Double>) {
-            let size = SIMD2(Double(width), Double(height))
-            return ((center - side / 2) / size, (center + side / 2) / size)
-        }
-
-        /// Tensor coordinates (0...side) to image pixels.
-        func image(_ point: SIMD2<Double>) -> SIMD2<Double> {
-            let local = (point / Double(HandPose.side) - 0.5) * side
-            let (c, s) = (cos(rotation), sin(rotation))
-            return center + SIMD2(c * local.x - s * local.y, s * local.x + c * local.y)
-        }
-
-        var cut: TensorCut {
-            let step = side / Double(HandPose.side)
-            let (c, s) = (cos(rotation), sin(rotation))
-            return TensorCut(
-                width: HandPose.side, height: HandPose.side, origin: image(.zero), across: SIMD2(c, s) * step,
-                down: SIMD2(-s, c) * step, replicateBorder: true, roundToBytes: true)
-        }
-    }
-
     func hands(in image: Image, maximumCount: Int, minimumScore: Double) throws -> [Hand] {
         let (width, height) = (image.width, image.height)
         var scratch = PixelBuffer(region: .empty, channels: image.channels)
         let detections = try palms.detect(image, minimumScore: minimumScore, scratch: &scratch)
         // The first palms (most confident); of two whose crops overlap by an IoU over 0.5, the later one
         // stays, as MediaPipe's AssociationNormRectCalculator keeps it.
-        var regions: [Region] = []
+        var regions: [TurnedSquare] = []
         for palm in detections.prefix(maximumCount) {
-            let region = Region(palm, width: width, height: height)
+            let region = TurnedSquare(palm: palm, width: width, height: height)
             let bounds = region.bounds(width: width, height: height)
             regions.removeAll { other in
                 let them = other.bounds(width: width, height: height)
@@ -113,7 +72,7 @@ struct HandPose {
         }
         var hands: [Hand] = []
         for region in regions {
-            let crop = try region.cut.tensor(from: image, low: 0, high: 1, reusing: &scratch)
+            let crop = try region.cut(roundToBytes: true).tensor(from: image, low: 0, high: 1, reusing: &scratch)
             let outputs = try landmarks.infer(crop, shape: [1, Int64(Self.side), Int64(Self.side), 3])
             guard outputs.count == 4, outputs[0].count == 63, outputs[1].count == 1, outputs[2].count == 1 else {
                 throw VisionError("the hand landmark model's outputs are not the shape expected")
@@ -140,5 +99,27 @@ struct HandPose {
                 Hand(chirality: chirality, joints: joints, jointConfidences: confidences, confidence: presence))
         }
         return hands
+    }
+}
+
+extension TurnedSquare {
+    /// A hand's crop from its palm, as MediaPipe's palm_detection_detection_to_roi makes it: turned so the
+    /// wrist is below the middle finger's base, moved half the palm's height toward the fingers, and 2.6
+    /// times the palm's longer side.
+    init(palm: AnchorDetector.Detection, width: Int, height: Int) {
+        let size = SIMD2(Double(width), Double(height))
+        let wrist = palm.keypoints[0] * size
+        let finger = palm.keypoints[2] * size
+        let rotation = Self.normalized(Double.pi / 2 - atan2(-(finger.y - wrist.y), finger.x - wrist.x))
+        let box = (palm.maximum - palm.minimum) * size
+        self.init(
+            center: (palm.minimum + palm.maximum) / 2 * size + 0.5 * box.y * SIMD2(sin(rotation), -cos(rotation)),
+            side: max(box.x, box.y) * 2.6, rotation: rotation, tensorSide: HandPose.side)
+    }
+
+    /// The crop's box before it is turned, normalized: what MediaPipe compares to tell two hands apart.
+    func bounds(width: Int, height: Int) -> (low: SIMD2<Double>, high: SIMD2<Double>) {
+        let size = SIMD2(Double(width), Double(height))
+        return ((center - side / 2) / size, (center + side / 2) / size)
     }
 }

@@ -170,66 +170,14 @@ struct FaceMesh {
     }
 
     /// The crop around a detection: its center and side in pixels and its rotation in radians.
-    struct Region {
-        var center: SIMD2<Double>
-        var side: Double
-        var rotation: Double
-
-        init(_ detection: FaceDetector.Detection, width: Int, height: Int) {
-            let size = SIMD2(Double(width), Double(height))
-            center = (detection.minimum + detection.maximum) / 2 * size
-            let box = (detection.maximum - detection.minimum) * size
-            side = max(box.x, box.y) * 1.5
-            let right = detection.keypoints[0] * size
-            let left = detection.keypoints[1] * size
-            let angle = -atan2(-(left.y - right.y), left.x - right.x)
-            rotation = angle - 2 * Double.pi * ((angle + Double.pi) / (2 * Double.pi)).rounded(.down)
-        }
-
-        /// The same crop turned so that the mesh's outer eye corners are level: the detector's eye keypoints
-        /// are coarse, and a crop aligned to the face gives the mesh model the upright face it was trained on.
-        /// Its center and side are the mesh's: the middle of its extent along the leveled axes, and 1.5 times
-        /// its longer extent, as MediaPipe's tracking makes the next frame's crop from the landmarks.
-        func leveled(by mesh: [SIMD3<Double>]) -> Region {
-            var region = self
-            let (right, left) = (mesh[33], mesh[263])
-            region.rotation = -atan2(-(left.y - right.y), left.x - right.x)
-            let (c, s) = (cos(region.rotation), sin(region.rotation))
-            var low = SIMD2(Double.infinity, .infinity)
-            var high = -low
-            for point in mesh {
-                let local = SIMD2(c * point.x + s * point.y, -s * point.x + c * point.y)
-                low = pointwiseMin(low, local)
-                high = pointwiseMax(high, local)
-            }
-            let middle = (low + high) / 2
-            region.center = SIMD2(c * middle.x - s * middle.y, s * middle.x + c * middle.y)
-            region.side = max(high.x - low.x, high.y - low.y) * 1.5
-            return region
-        }
-
-        /// Tensor coordinates (0...side) to image pixels.
-        func image(_ point: SIMD2<Double>) -> SIMD2<Double> {
-            let local = (point / Double(FaceMesh.side) - 0.5) * side
-            let (c, s) = (cos(rotation), sin(rotation))
-            return center + SIMD2(c * local.x - s * local.y, s * local.x + c * local.y)
-        }
-
-        var cut: TensorCut {
-            let step = side / Double(FaceMesh.side)
-            let (c, s) = (cos(rotation), sin(rotation))
-            return TensorCut(
-                width: FaceMesh.side, height: FaceMesh.side, origin: image(.zero), across: SIMD2(c, s) * step,
-                down: SIMD2(-s, c) * step, replicateBorder: true)
-        }
-    }
+    typealias Region = TurnedSquare
 
     /// The mesh in image pixels (z on the scale of x), the crop it was found in (RGB in 0...1, for the
     /// quality measures), and the model's face presence; nil points when presence is under 0.5.
     func landmarks(_ image: Image, region: Region, scratch: inout PixelBuffer) throws -> (
         points: [SIMD3<Double>]?, crop: [Float]
     ) {
-        let crop = try region.cut.tensor(from: image, low: 0, high: 1, reusing: &scratch)
+        let crop = try region.cut().tensor(from: image, low: 0, high: 1, reusing: &scratch)
         let outputs = try model.infer(crop, shape: [1, Int64(Self.side), Int64(Self.side), 3])
         guard outputs.count == 2, outputs[0].count == Face.meshPoints * 3, outputs[1].count == 1 else {
             throw VisionError("the face mesh model's outputs are not the shape expected")
@@ -242,5 +190,40 @@ struct FaceMesh {
             return SIMD3(flat.x, flat.y, Double(raw[index * 3 + 2]) / Double(Self.side) * region.side)
         }
         return (points, crop)
+    }
+}
+
+extension TurnedSquare {
+    /// A face's crop for the mesh: 1.5 times the detector's box's long side, turned so the eyes are level.
+    init(face detection: FaceDetector.Detection, width: Int, height: Int) {
+        let size = SIMD2(Double(width), Double(height))
+        let box = (detection.maximum - detection.minimum) * size
+        let right = detection.keypoints[0] * size
+        let left = detection.keypoints[1] * size
+        self.init(
+            center: (detection.minimum + detection.maximum) / 2 * size, side: max(box.x, box.y) * 1.5,
+            rotation: Self.normalized(-atan2(-(left.y - right.y), left.x - right.x)), tensorSide: FaceMesh.side)
+    }
+
+    /// The same crop turned so that the mesh's outer eye corners are level: the detector's eye keypoints
+    /// are coarse, and a crop aligned to the face gives the mesh model the upright face it was trained on.
+    /// Its center and side are the mesh's: the middle of its extent along the leveled axes, and 1.5 times
+    /// its longer extent, as MediaPipe's tracking makes the next frame's crop from the landmarks.
+    func leveled(by mesh: [SIMD3<Double>]) -> TurnedSquare {
+        var region = self
+        let (right, left) = (mesh[33], mesh[263])
+        region.rotation = -atan2(-(left.y - right.y), left.x - right.x)
+        let (c, s) = (cos(region.rotation), sin(region.rotation))
+        var low = SIMD2(Double.infinity, .infinity)
+        var high = -low
+        for point in mesh {
+            let local = SIMD2(c * point.x + s * point.y, -s * point.x + c * point.y)
+            low = pointwiseMin(low, local)
+            high = pointwiseMax(high, local)
+        }
+        let middle = (low + high) / 2
+        region.center = SIMD2(c * middle.x - s * middle.y, s * middle.x + c * middle.y)
+        region.side = max(high.x - low.x, high.y - low.y) * 1.5
+        return region
     }
 }

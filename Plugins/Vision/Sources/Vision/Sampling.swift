@@ -1,3 +1,4 @@
+import Foundation
 import TesseraPluginSDK
 
 /// How a model's input tensor is cut from an image, as MediaPipe's ImageToTensorCalculator does it on the
@@ -124,6 +125,36 @@ struct TensorCut {
             result.append((v..<v + 1, row))
         }
         return result
+    }
+}
+
+/// A square of the image, `side` pixels, turned by `rotation` radians about `center`, as a model with a
+/// `tensorSide` x `tensorSide` input sees it (MediaPipe's rotated rectangles: a face's crop, a hand's).
+struct TurnedSquare {
+    var center: SIMD2<Double>
+    var side: Double
+    var rotation: Double
+    let tensorSide: Int
+
+    /// `angle` in -pi..<pi, as MediaPipe normalizes its rectangles' rotations.
+    static func normalized(_ angle: Double) -> Double {
+        angle - 2 * Double.pi * ((angle + Double.pi) / (2 * Double.pi)).rounded(.down)
+    }
+
+    /// Tensor coordinates (0...tensorSide) to image pixels.
+    func image(_ point: SIMD2<Double>) -> SIMD2<Double> {
+        let local = (point / Double(tensorSide) - 0.5) * side
+        let (c, s) = (cos(rotation), sin(rotation))
+        return center + SIMD2(c * local.x - s * local.y, s * local.x + c * local.y)
+    }
+
+    /// The cut that samples it, edges replicated; `roundToBytes` as ``TensorCut/roundToBytes``.
+    func cut(roundToBytes: Bool = false) -> TensorCut {
+        let step = side / Double(tensorSide)
+        let (c, s) = (cos(rotation), sin(rotation))
+        return TensorCut(
+            width: tensorSide, height: tensorSide, origin: image(.zero), across: SIMD2(c, s) * step,
+            down: SIMD2(-s, c) * step, replicateBorder: true, roundToBytes: roundToBytes)
     }
 }
 
