@@ -27,6 +27,7 @@ import sys
 import cv2
 import mediapipe as mp
 import numpy as np
+from fixture_json import dump
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = ["four-fingers-1", "four-fingers-2", "four-fingers-3", "four-fingers-4",
@@ -72,18 +73,6 @@ def hands(rgb):
         out.append({"label": c.label, "score": r4(c.score),
                     "landmarks": [[r4(p.x * W), r4(p.y * H), r4(p.z * W)] for p in lm.landmark]})
     return out
-
-
-def dump(doc):
-    """JSON with one hand per line, to keep diffs readable."""
-    lines = []
-    for key, value in doc.items():
-        if isinstance(value, list):
-            items = ",\n    ".join(json.dumps(v, separators=(",", ":")) for v in value)
-            lines.append(f'  "{key}": [\n    {items}\n  ]' if value else f'  "{key}": []')
-        else:
-            lines.append(f'  "{key}": {json.dumps(value)}')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def run(path, out_json):

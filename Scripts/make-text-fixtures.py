@@ -35,6 +35,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 import rapidocr_onnxruntime
 from rapidocr_onnxruntime import RapidOCR
+from fixture_json import dump
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Plugins/Vision/Tests/Fixtures/text")
@@ -238,18 +239,6 @@ def cer(truth, lines):
         total += len(t["text"])
     errors += sum(len(s) for s in unassigned)
     return errors, total, readings, unassigned
-
-
-def dump(doc):
-    """JSON with one truth line, one RapidOCR line or one quad per line, to keep diffs readable."""
-    lines = []
-    for key, value in doc.items():
-        if isinstance(value, list):
-            items = ",\n    ".join(json.dumps(v, separators=(",", ":")) for v in value)
-            lines.append(f'  "{key}": [\n    {items}\n  ]' if value else f'  "{key}": []')
-        else:
-            lines.append(f'  "{key}": {json.dumps(value)}')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def quad(box):

@@ -24,6 +24,7 @@ import sys
 import cv2
 import mediapipe as mp
 import numpy as np
+from fixture_json import dump
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEOPLE = ["four-fingers-1", "four-fingers-2", "four-fingers-3", "four-fingers-4",
@@ -63,18 +64,6 @@ def selfie(rgb, model_selection):
         mask = ss.process(rgb).segmentation_mask
     assert mask.shape == rgb.shape[:2]
     return np.round(np.clip(mask, 0, 1) * 65535).astype(np.uint16)
-
-
-def dump(doc):
-    """JSON with one detection or one mesh face per line, to keep diffs readable."""
-    lines = []
-    for key, value in doc.items():
-        if isinstance(value, list):
-            items = ",\n    ".join(json.dumps(v, separators=(",", ":")) for v in value)
-            lines.append(f'  "{key}": [\n    {items}\n  ]' if value else f'  "{key}": []')
-        else:
-            lines.append(f'  "{key}": {json.dumps(value)}')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 os.makedirs(OUT, exist_ok=True)

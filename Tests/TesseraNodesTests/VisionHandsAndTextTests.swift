@@ -74,18 +74,8 @@ import TesseraNodes
             try VisionPluginTests.declaration("drawHands"), inputs: ["input": .image(image), "hands": .hands(hands)])
         let drawn = try #require(outputs["output"]).image().pixels()
         let original = try image.pixels()
-        var changedOutside = 0
-        var changedInside = 0
-        for y in 0..<image.height {
-            for x in 0..<image.width {
-                let at = (y * image.width + x) * 4
-                let changed = (0..<3).contains { abs(drawn.samples[at + $0] - original.samples[at + $0]) > 1e-6 }
-                let inside =
-                    Double(x) >= hand.box.x - 3 && Double(x) <= hand.box.x + hand.box.width + 3
-                    && Double(y) >= hand.box.y - 3 && Double(y) <= hand.box.y + hand.box.height + 3
-                if changed { if inside { changedInside += 1 } else { changedOutside += 1 } }
-            }
-        }
+        let (changedInside, changedOutside) = VisionPluginTests.changed(
+            from: original, to: drawn, near: hand.box, within: 3)
         #expect(changedOutside == 0 && changedInside > 300, "\(changedInside) inside, \(changedOutside) outside")
     }
 

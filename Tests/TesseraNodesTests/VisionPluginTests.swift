@@ -231,19 +231,30 @@ import TesseraNodes
         let face = Box(
             x: xs.min() ?? 0, y: ys.min() ?? 0, width: (xs.max() ?? 0) - (xs.min() ?? 0),
             height: (ys.max() ?? 0) - (ys.min() ?? 0))
-        var changedOutside = 0
-        var changedInside = 0
-        for y in 0..<image.height {
-            for x in 0..<image.width {
-                let at = (y * image.width + x) * 4
-                let changed = (0..<3).contains { abs(drawn.samples[at + $0] - original.samples[at + $0]) > 1e-6 }
-                let inside =
-                    Double(x) >= face.x - 4 && Double(x) <= face.x + face.width + 4 && Double(y) >= face.y - 4
-                    && Double(y) <= face.y + face.height + 4
-                if changed { if inside { changedInside += 1 } else { changedOutside += 1 } }
+        let (changedInside, changedOutside) = Self.changed(from: original, to: drawn, near: face, within: 4)
+        #expect(changedOutside == 0 && changedInside > 500, "\(changedInside) inside, \(changedOutside) outside")
+    }
+
+    /// How many pixels of an RGBA drawing differ from the original (RGBA, the same size) within `margin`
+    /// of `box`, and how many beyond it.
+    static func changed(from original: PixelBuffer, to drawn: PixelBuffer, near box: Box, within margin: Double) -> (
+        inside: Int, outside: Int
+    ) {
+        var (inside, outside) = (0, 0)
+        let (width, height) = (original.region.width, original.region.height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 4
+                guard (0..<3).contains(where: { abs(drawn.samples[at + $0] - original.samples[at + $0]) > 1e-6 })
+                else { continue }
+                let near =
+                    Double(x) >= box.x - margin && Double(x) <= box.x + box.width + margin
+                    && Double(y) >= box.y - margin
+                    && Double(y) <= box.y + box.height + margin
+                if near { inside += 1 } else { outside += 1 }
             }
         }
-        #expect(changedOutside == 0 && changedInside > 500, "\(changedInside) inside, \(changedOutside) outside")
+        return (inside, outside)
     }
 
     /// frameFace: the head takes the asked share of a frame of the asked ratio around the face; with no face

@@ -79,7 +79,8 @@ struct DetectText: Node {
     }
 
     func run() throws -> NodeOutputs {
-        let reader = try TextReader(models: ModelFolder.resolve(models?.resolved), recognize: recognize)
+        let reader = try TextReader(
+            models: ModelFolder.resolve(models?.resolved), recognize: recognize, level: recognitionLevel)
         let asciiOnly = languageList.allSatisfy { $0.hasPrefix("en") }
         var lines = try reader.lines(
             in: input, level: recognitionLevel, asciiOnly: asciiOnly, minimumConfidence: minimumConfidence)
@@ -108,13 +109,14 @@ struct TextReader {
     /// The recognizer's classes: 0 is CTC's blank, then the dictionary's 6,623 characters, then a space.
     let characters: [String]
 
-    init(models: String, recognize: Bool) throws {
+    /// Only the models the run uses: the classifier for reading at the accurate level.
+    init(models: String, recognize: Bool, level: DetectText.RecognitionLevel) throws {
         detector = try Model.named("ch_PP-OCRv4_det_infer.onnx", in: models)
         guard recognize else {
             (classifier, recognizer, characters) = (nil, nil, [])
             return
         }
-        classifier = try Model.named("ch_ppocr_mobile_v2.0_cls_infer.onnx", in: models)
+        classifier = level == .accurate ? try Model.named("ch_ppocr_mobile_v2.0_cls_infer.onnx", in: models) : nil
         recognizer = try Model.named("ch_PP-OCRv4_rec_infer.onnx", in: models)
         characters = try Self.dictionary(in: models)
     }
@@ -185,7 +187,7 @@ struct TextReader {
         }
         var crops = found.map { Self.crop(base, quad: $0.quad) }
         var turned = Array(repeating: false, count: crops.count)
-        if level == .accurate, let classifier {
+        if let classifier {
             turned = try Self.upsideDown(crops, classifier: classifier)
             for index in crops.indices where turned[index] { crops[index] = crops[index].rotated180 }
         }
