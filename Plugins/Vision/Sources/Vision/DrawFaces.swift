@@ -26,8 +26,8 @@ struct DrawFaces: Node {
 
     func run() throws -> NodeOutputs {
         var canvas = Canvas(try input.pixels(), layout: input.layout)
-        let boxColor = SIMD4<Float>(color.map(Float.init) + [1, 1, 1, 1].dropFirst(color.count))
-        let markColor = SIMD4<Float>(landmarkColor.map(Float.init) + [1, 1, 1, 1].dropFirst(landmarkColor.count))
+        let boxColor = Canvas.color(color)
+        let markColor = Canvas.color(landmarkColor)
         let width = Float(lineWidth)
         for face in faces {
             let box = face.box
@@ -104,6 +104,9 @@ struct Canvas {
             }
         }
     }
+
+    /// A color parameter (red, green, blue, alpha: the graph checks there are four) as the canvas paints it.
+    static func color(_ rgba: [Double]) -> SIMD4<Float> { SIMD4(rgba.map(Float.init)) }
 
     mutating func disc(_ center: SIMD2<Double>, radius: Float, color: SIMD4<Float>) {
         let r = Double(radius)

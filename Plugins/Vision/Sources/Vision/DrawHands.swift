@@ -31,8 +31,8 @@ struct DrawHands: Node {
 
     func run() throws -> NodeOutputs {
         var canvas = Canvas(try input.pixels(), layout: input.layout)
-        let boneColor = SIMD4<Float>(color.map(Float.init) + [1, 1, 1, 1].dropFirst(color.count))
-        let dotColor = SIMD4<Float>(jointColor.map(Float.init) + [1, 1, 1, 1].dropFirst(jointColor.count))
+        let boneColor = Canvas.color(color)
+        let dotColor = Canvas.color(jointColor)
         let width = Float(lineWidth)
         let joints = Hand.Joint.allCases
         for hand in hands {
