@@ -15,12 +15,17 @@ extension Graph {
     /// whose node did not run (a run without ``RunOptions/collectsValues``) is left out.
     public func resultJSON(of report: RunReport) -> String {
         let files = writtenFiles.map(JSONText.quoted).joined(separator: ", ")
-        let values = unreadValues.compactMap { name -> String? in
-            guard let value = report.values[name], let json = ValueJSON.encode(value) else { return nil }
-            return JSONText.quoted(name) + ": " + json.trimmingSuffix("\n")
-        }
+        let values = resultValues(of: report).map { JSONText.quoted($0.name) + ": " + $0.json }
         let body = values.isEmpty ? "{}" : "{\n" + values.joined(separator: ",\n") + "\n}"
         return "{\"files\": [\(files)],\n\"values\": \(body)}\n"
+    }
+
+    /// The results of a run (``unreadValues`` whose nodes ran), each as its kind's JSON, in graph order.
+    public func resultValues(of report: RunReport) -> [(name: String, json: String)] {
+        unreadValues.compactMap { name in
+            guard let value = report.values[name], let json = ValueJSON.encode(value) else { return nil }
+            return (name, json.trimmingSuffix("\n"))
+        }
     }
 
     /// The value of output `name` (`heat.boxes`, or `heat` for a node's first output) after a run, as

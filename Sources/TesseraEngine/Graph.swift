@@ -75,6 +75,8 @@ public struct ParameterOverride: Sendable {
     public var value: String
     /// The option as given, which messages name.
     public var text: String
+    /// Where the value comes from when not from `--set` (a batch manifest's file and line), for messages.
+    public var origin: String?
 
     /// Reads `NODE.PARAM=VALUE`.
     public init(parsing text: String) throws(GraphErrors) {
@@ -90,40 +92,51 @@ public struct ParameterOverride: Sendable {
         value = String(text[text.index(after: equals)...])
     }
 
-    var location: SourceLocation { SourceLocation(file: "--set \(text)") }
+    /// `NODE.PARAM` set to `value`, from `origin` (a manifest's `FILE:LINE`), as a batch item's setting.
+    public init(node: String, parameter: String, value: String, origin: String) {
+        (self.node, self.parameter, self.value, self.origin) = (node, parameter, value, origin)
+        text = "\(node).\(parameter)=\(value)"
+    }
+
+    var location: SourceLocation { SourceLocation(file: origin.map { "\($0): \(text)" } ?? "--set \(text)") }
 }
 
 extension Graph {
     /// Reads and validates the graph file at `path` (YAML, or JSON when it ends in `.json`).
-    /// `maxOutputPixels` is the run's output limit, checked here where the parameters fix a size.
+    /// `maxOutputPixels` is the run's output limit, checked here where the parameters fix a size;
+    /// `outputPaths` rewrites the paths of the files nodes write (``ParameterContext/outputPaths``).
     ///
     /// - Throws: ``GraphErrors`` with every problem found (warnings included) when there is an error.
     public static func load(
         path: String, catalog: Catalog, overrides: [ParameterOverride] = [],
-        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels,
+        outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)? = nil
     ) throws(GraphErrors) -> Graph {
-        let text: String
+        try parse(
+            text(ofFile: path), file: path, baseFolder: (path as NSString).deletingLastPathComponent,
+            catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels, outputPaths: outputPaths)
+    }
+
+    /// The text of the graph file at `path`, or the error naming it.
+    public static func text(ofFile path: String) throws(GraphErrors) -> String {
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
             throw GraphErrors(diagnostics: [.error(SourceLocation(file: path), reason)])
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        return try parse(
-            text, file: path, baseFolder: folder, catalog: catalog, overrides: overrides,
-            maxOutputPixels: maxOutputPixels)
     }
 
     /// Validates graph text: strict JSON when `file` ends in `.json`, YAML (1.2) otherwise. Relative paths
     /// in it resolve against `baseFolder`; `file` names it in messages.
     public static func parse(
         _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = [],
-        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels,
+        outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)? = nil
     ) throws(GraphErrors) -> Graph {
         let (document, parseDiagnostics) = DocumentParser.parse(text, file: file)
         var validator = GraphValidator(
-            file: file, catalog: catalog, context: ParameterContext(baseFolder: baseFolder),
+            file: file, catalog: catalog, context: ParameterContext(baseFolder: baseFolder, outputPaths: outputPaths),
             diagnostics: parseDiagnostics, maxOutputPixels: maxOutputPixels)
         let nodes = document.flatMap { validator.validate($0, overrides: overrides) }
         let diagnostics = validator.diagnostics.enumerated().sorted {

@@ -71,7 +71,7 @@ enum DocumentParser {
         do {
             node = try Yams.compose(yaml: text, coreSchema)
         } catch let error as YamlError {
-            return (nil, [syntaxError(error, file: file)])
+            return (nil, [syntaxError(error, file: file, text: text)])
         } catch {
             return (nil, [.error(SourceLocation(file: file, line: 1, column: 1), "cannot parse: \(error)")])
         }
@@ -254,13 +254,20 @@ enum DocumentParser {
         }
     }
 
-    private static func syntaxError(_ error: YamlError, file: String) -> Diagnostic {
+    private static func syntaxError(_ error: YamlError, file: String, text: String) -> Diagnostic {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
             var message = "invalid YAML: \(problem)"
             if let context {
                 message += " (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
+            }
+            // Braces are YAML's flow mappings: an unquoted output template (`out/{stem}.png` inside
+            // `{ ... }`) breaks the line it is on.
+            let line =
+                text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(mark.line - 1).first ?? ""
+            if templateFields.contains(where: { line.contains("{\($0)") }) {
+                message += "; quote a path with {stem}, {dir} and the like: path: \"out/{stem}.png\""
             }
             return .error(location(mark, file: file), message)
         case .reader(let problem, _, _, _):
@@ -269,6 +276,9 @@ enum DocumentParser {
             return .error(SourceLocation(file: file, line: 1, column: 1), "invalid YAML: \(error)")
         }
     }
+
+    /// The fields of batch output templates (`{index:5}` too), which a YAML error's hint looks for.
+    private static let templateFields = ["stem}", "name}", "ext}", "dir}", "index"]
 
     /// Reads one value given on the command line with YAML's rules (`8` is a number, `[1, 2]` a list,
     /// `4:3` and `yes` strings), whatever the graph file's language. Text that YAML reads as a mapping

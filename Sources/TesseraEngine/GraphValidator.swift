@@ -229,7 +229,8 @@ struct GraphValidator {
     // MARK: --set
 
     private mutating func apply(_ overrides: [ParameterOverride], to drafts: inout [Draft]) {
-        let cwd = ParameterContext(baseFolder: "")
+        var cwd = context
+        cwd.baseFolder = ""
         for override in overrides {
             guard let index = drafts.firstIndex(where: { $0.name == override.node }) else {
                 error(

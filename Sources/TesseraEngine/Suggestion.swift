@@ -1,5 +1,5 @@
 /// Finding the name a user probably meant.
-enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `name` by edit distance (ignoring case), if it is close enough to be a
     /// plausible typo: at most two edits, or a third of the longer name's letters, and fewer edits than
     /// letters (so that `a` does not suggest `b`).
@@ -16,7 +16,7 @@ enum Suggestion {
     }
 
     /// "; did you mean 'sigma'?" or "".
-    static func didYouMean(_ name: String, in candidates: [String]) -> String {
+    package static func didYouMean(_ name: String, in candidates: [String]) -> String {
         nearest(to: name, in: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 

@@ -183,6 +183,25 @@ public struct RenderPlan: Sendable {
     /// Every image output of the nodes that run, in running order.
     public var images: [ImagePlan]
 
+    /// About how many bytes a run of this plan holds at once with `threads` workers: the images kept
+    /// whole in memory, the outputs of global nodes (kept whole), the windows of cached cells, and each
+    /// worker's tiles of the longest chain of images a pass renders. An estimate for sharing a memory
+    /// budget between runs (`tessera batch --memory`), not an accounting.
+    public func estimatedBytes(threads: Int, tileSize: Int) -> Int {
+        var bytes = 0
+        for image in images {
+            if case .materialize(let kept?, false) = image.decision { bytes = saturatingSum(bytes, kept) }
+            bytes = saturatingSum(bytes, image.window?.bytes ?? 0)
+        }
+        for pass in passes where pass.kind == .global {
+            guard let size = image(pass.node)?.decodedSize else { continue }
+            bytes = saturatingSum(bytes, saturatingProduct(size.width, size.height, 4 * MemoryLayout<Float>.size))
+        }
+        let chain = passes.map(\.images.count).max() ?? 0
+        let tiles = saturatingProduct(threads, chain, tileSize * tileSize * 4 * MemoryLayout<Float>.size)
+        return saturatingSum(bytes, tiles)
+    }
+
     /// The plan for the image `node.port`, or `node` (its first output).
     public func image(_ name: String) -> ImagePlan? {
         images.first { $0.image == name || "\($0.node).\($0.port)" == name }

@@ -9,8 +9,16 @@ public struct ParameterProblem: Error, Sendable, Equatable {
 public struct ParameterContext: Sendable {
     /// The graph file's folder for values written in a graph; the current folder for `--set` values.
     public var baseFolder: String
+    /// Rewrites the resolved path of every file a node writes (``OutputPath``), or refuses it: a batch
+    /// fills an output template's `{stem}` from its item there. Nil keeps paths as resolved.
+    public var outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)?
 
-    public init(baseFolder: String) { self.baseFolder = baseFolder }
+    public init(
+        baseFolder: String, outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)? = nil
+    ) {
+        self.baseFolder = baseFolder
+        self.outputPaths = outputPaths
+    }
 
     /// `path` resolved against ``baseFolder``, with `.` and `folder/..` segments removed.
     public func resolve(_ path: String) -> String {
@@ -384,6 +392,7 @@ public struct PathParameter<Role: PathRole>: ParameterValue, Equatable {
         }
         written = text
         resolved = context.resolve(text)
+        if Role.isOutput, let rewrite = context.outputPaths { resolved = try rewrite(resolved) }
     }
     public var literal: Literal { .string(written) }
 }
