@@ -24,7 +24,7 @@ struct GraphOptions: ParsableArguments {
             var overrides = try self.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
             if !defaults.isEmpty {
                 var settings: [ParameterOverride] = []
-                for node in try Graph.load(
+                for node in try Graph.loadFillingTemplates(
                     path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels
                 ).nodes {
                     for parameter in node.declaration.parameters {
@@ -34,7 +34,7 @@ struct GraphOptions: ParsableArguments {
                 }
                 overrides = settings + overrides
             }
-            let graph = try Graph.load(
+            let graph = try Graph.loadFillingTemplates(
                 path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels)
             report(graph.warnings)
             return graph
@@ -213,6 +213,12 @@ struct Run: ParsableCommand {
                 throw ExitCode(1)
             }
             return
+        }
+        do {
+            try graph.createOutputFolders(templatesOnly: true)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
         }
         let report: RunReport
         do {

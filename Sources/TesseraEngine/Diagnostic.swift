@@ -47,4 +47,6 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 public struct GraphErrors: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+
+    package init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 }

@@ -94,6 +94,24 @@ public enum FileSystem {
         return "." + stem + suffix
     }
 
+    /// Removes the temporary files (``temporaryName(for:)``) that a process killed before it could clean up
+    /// (SIGKILL, a power cut) left beside `path`: those of processes no longer running. A batch run again
+    /// calls it for each output, so a killed batch leaves nothing behind once it is finished.
+    public static func removeStaleTemporaries(of path: String) {
+        let folder = self.folder(of: path)
+        let name = (path as NSString).lastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let marker = ".tessera-"
+        for entry in entries where entry.hasPrefix(".") && entry.hasSuffix(".tmp") {
+            guard let range = entry.range(of: marker, options: .backwards) else { continue }
+            let stem = entry[entry.index(after: entry.startIndex)..<range.lowerBound]
+            guard !stem.isEmpty, name.hasPrefix(stem) else { continue }
+            let numbers = entry[range.upperBound...].dropLast(4).split(separator: "-")
+            guard numbers.count == 2, let pid = pid_t(numbers[0]), pid > 0, UInt32(numbers[1]) != nil else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + entry) }
+        }
+    }
+
     /// Why a write failed, in words, for the errors a full disk or a size limit give; nil for others.
     static func writeFailure(_ code: Int32) -> String? {
         switch code {

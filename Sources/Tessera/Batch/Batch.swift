@@ -45,8 +45,7 @@ public struct Batch: Sendable {
         // The graph read once with a sample item, to report its errors at their lines and to learn its
         // parameters and its output templates (each template filled to a sample path of its own).
         let recorded = Locked<[(template: String, sample: String)]>([])
-        let sampleFields = OutputFields(input: "tessera-sample/item.png", root: "", index: 987_654_321)
-        let sampleRewrite = Self.outputPaths(for: sampleFields, folder: outputFolder)
+        let sampleRewrite = Self.outputPaths(for: OutputFields.sample(), folder: outputFolder)
         let sample = try Graph.parse(
             text, file: graphPath, baseFolder: (graphPath as NSString).deletingLastPathComponent, catalog: catalog,
             overrides: overrides, maxOutputPixels: maxOutputPixels,
@@ -130,7 +129,8 @@ public struct Batch: Sendable {
         -> String
     {
         { resolved throws(ParameterProblem) in
-            guard let folder else { return try fields.fill(resolved) }
+            // Resolved again: an empty {dir} leaves a `//`.
+            guard let folder else { return ParameterContext(baseFolder: "").resolve(try fields.fill(resolved)) }
             var name = (resolved as NSString).lastPathComponent
             if !OutputFields.isTemplate(name) { name = (fields.name.isEmpty ? "{index}-" : "{stem}-") + name }
             let filled = try fields.fill(name)
@@ -183,6 +183,8 @@ public struct Batch: Sendable {
                 written = try outputs(of: item)
             } catch let problem as ParameterProblem {
                 throw BatchError("\(label(item)): \(problem.message)")
+            } catch is GraphErrors {
+                continue  // a manifest row's bad value: the item fails alone when it runs, with the message
             }
             for output in written {
                 let key = resolve(output)
@@ -219,5 +221,63 @@ public struct Batch: Sendable {
 
     static func modified(_ path: String) -> Date? {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+}
+
+extension Graph {
+    /// Reads the graph at `path` as `tessera run` does: output templates (`out/{stem}.png`) filled from
+    /// the file the graph reads (its only file-reading parameter, after `overrides`), as a batch of that
+    /// one file would fill them, `{dir}` empty and `{index}` 0.
+    ///
+    /// - Throws: ``GraphErrors``; a template in a graph that reads no file or several is an error at
+    ///   its parameter.
+    public static func loadFillingTemplates(
+        path: String, catalog: Catalog, overrides: [ParameterOverride] = [],
+        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
+    ) throws(GraphErrors) -> Graph {
+        let templated = Locked(false)
+        let sample = OutputFields.sample()
+        let graph = try load(
+            path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels,
+            outputPaths: { path throws(ParameterProblem) in
+                guard path.contains("{") else { return path }
+                templated.withLock { $0 = true }
+                return try sample.fill(path)
+            })
+        guard templated.withLock({ $0 }) else { return graph }
+        let input: String
+        do {
+            let bound = try Batch.defaultBind(in: graph).split(separator: ".", maxSplits: 1).map(String.init)
+            guard case .value(let file as FilePath)? = graph.node(named: bound[0])?.parameters[bound[1]]?.source else {
+                throw BatchError("\(graph.file): \(bound.joined(separator: ".")) is not set to a file")
+            }
+            input = file.resolved
+        } catch {
+            let message =
+                "an output path names {stem} or the like, which are filled from the file the graph reads: \(error)"
+            throw GraphErrors(diagnostics: [.error(SourceLocation(file: path), message)])
+        }
+        let fields = OutputFields(input: input, root: (input as NSString).deletingLastPathComponent, index: 0)
+        return try load(
+            path: path, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels,
+            outputPaths: { path throws(ParameterProblem) in
+                ParameterContext(baseFolder: "").resolve(try fields.fill(path))
+            })
+    }
+}
+
+extension Graph {
+    /// Creates the folders of the files the graph writes: of every one (a batch's output tree), or of
+    /// those whose paths are templates (`out/{dir}/...`: `tessera run`).
+    public func createOutputFolders(templatesOnly: Bool) throws {
+        for node in nodes {
+            for case .value(let path as OutputPath)? in node.parameters.values.map(\.source)
+            where !templatesOnly || OutputFields.isTemplate(path.written) {
+                let folder = (path.resolved as NSString).deletingLastPathComponent
+                if !folder.isEmpty {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                }
+            }
+        }
     }
 }

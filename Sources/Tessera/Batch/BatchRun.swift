@@ -35,6 +35,8 @@ public struct BatchProgress: Sendable {
     public var ended: Int
     public var failed: Int
     public var skipped: Int
+    /// Items running now.
+    public var running: Int
     /// The items ended and the parts of the running ones done, over the total (0...1).
     public var fraction: Double
     public var elapsed: Double
@@ -100,6 +102,7 @@ extension Batch {
         for (position, item) in items.enumerated() {
             if options.cancellation.isCancelled { break }
             let start = DispatchTime.now().uptimeNanoseconds
+            for output in (try? outputs(of: item)) ?? [] { FileSystem.removeStaleTemporaries(of: output) }
             if options.resume, isDone(item) {
                 batch.end(
                     BatchResult(item: item, status: .skipped, outputs: (try? outputs(of: item)) ?? [], seconds: 0))
@@ -111,12 +114,7 @@ extension Batch {
             let bytes: Int
             do {
                 graph = try self.graph(for: item)
-                for file in graph.writtenFiles {
-                    let folder = (file as NSString).deletingLastPathComponent
-                    if !folder.isEmpty {
-                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                    }
-                }
+                try graph.createOutputFolders(templatesOnly: false)
                 bytes = try graph.plan(options: RunOptions(threads: 1, tileSize: options.tileSize))
                     .estimatedBytes(threads: 1, tileSize: options.tileSize)
             } catch {
@@ -248,7 +246,7 @@ private final class BatchState: Sendable {
         let done = Double(state.ended) + state.partial.values.reduce(0, +)
         progress(
             BatchProgress(
-                total: total, ended: state.ended, failed: state.failed, skipped: state.skipped,
+                total: total, ended: state.ended, failed: state.failed, skipped: state.skipped, running: state.running,
                 fraction: total > 0 ? Swift.min(1, done / Double(total)) : 1,
                 elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
     }

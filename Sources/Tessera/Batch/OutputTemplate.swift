@@ -11,7 +11,8 @@ import Foundation
 /// - `{index}`: the item's number in the sorted list of all items (from 0, the same in every shard);
 ///   `{index:5}` pads it with zeros to 5 digits.
 ///
-/// `{{` and `}}` write a brace. Any other field is refused, naming the ones there are.
+/// A path without `{` is left as it is. In one with fields, `{{` and `}}` write a brace. Any other field is
+/// refused, naming the ones there are.
 public struct OutputFields: Sendable, Equatable {
     public var stem: String
     public var name: String
@@ -57,9 +58,16 @@ public struct OutputFields: Sendable, Equatable {
         text.replacingOccurrences(of: "{{", with: "").contains("{")
     }
 
+    /// A made-up item's fields, unlike any real item's: a graph is read with them to check it and to
+    /// learn its templates before its items are known.
+    static func sample(index: Int = 987_654_321) -> OutputFields {
+        OutputFields(input: "tessera-sample/item.png", root: "", index: index)
+    }
+
     /// `template` with its fields filled; refused when a field is unknown, a brace is unmatched, or an
     /// input field is asked of an item that has no input.
     public func fill(_ template: String) throws(ParameterProblem) -> String {
+        guard template.contains("{") else { return template }
         var result = ""
         var rest = Substring(template)
         while let brace = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
