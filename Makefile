@@ -13,7 +13,7 @@ SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera fuzz asan tsan
+.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera fuzz asan tsan cluster-test
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
 # Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
@@ -40,8 +40,17 @@ demo-vision: deps
 
 test: test-deps lint
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory cluster-test
 	@echo "Fuzzing each target briefly (make fuzz runs them longer):"
 	Scripts/fuzz.sh $(FUZZ_CHECK_SECONDS)
+
+# `tessera batch` as a Slurm array job of 3 tasks on a real single-node Slurm (Debian's slurm-wlm and
+# munge, started and stopped by Scripts/cluster-test.sh, about 20 s). It needs root; without it (status
+# 77) it is skipped, saying why.
+cluster-test: test-deps
+	$(SWIFT) build --product tessera
+	@Scripts/cluster-test.sh $$($(SWIFT) build --show-bin-path)/tessera; status=$$?; \
+	if [ $$status -eq 77 ]; then echo "cluster-test: skipped"; else exit $$status; fi
 
 deps:
 	@Scripts/install-deps.sh $(BUILD_PACKAGES)

@@ -997,7 +997,8 @@ void tsr_cleanup_install_signal_handlers(void) {
 static volatile sig_atomic_t tsr_interrupts = 0;
 
 static void tsr_count_interrupt(int sig) {
-    // The first Ctrl-C asks the run to stop; a second one ends the process at once.
+    // The first Ctrl-C (or SIGTERM: a cluster's time limit, scancel, kubectl delete) asks the run to
+    // stop; a second one ends the process at once.
     if (tsr_interrupts > 0) tsr_cleanup_on_signal(sig);
     tsr_interrupts = 1;
 }
@@ -1008,6 +1009,7 @@ void tsr_interrupt_install(void) {
     action.sa_handler = tsr_count_interrupt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
 }
 
 int tsr_interrupted(void) { return tsr_interrupts; }

@@ -76,7 +76,10 @@ struct BatchCommand: ParsableCommand {
             "Run only shard I of N (I from 0): every N-th item of the sorted list from the I-th.", valueName: "i/n"))
     var shard: String?
 
-    @Option(help: "With Kubernetes' JOB_COMPLETION_INDEX: the number of shards (the Job's completions).")
+    @Option(
+        help: ArgumentHelp(
+            "The number of shards, with Kubernetes' JOB_COMPLETION_INDEX (the Job's completions) or a Slurm task id "
+                + "taken as the shard (to redo one shard, or with an array that is not 0-N)."))
     var shards: Int?
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no summary.")
@@ -106,20 +109,30 @@ struct BatchCommand: ParsableCommand {
         return (index, count)
     }
 
-    /// The shard to run: `--shard`, else Slurm's array task (its id counted from the array's first), else
-    /// Kubernetes' completion index with `--shards`; nil for all items.
+    /// The shard to run: `--shard`, else Slurm's array task, else Kubernetes' completion index; nil for
+    /// all items. With `--shards N`, a Slurm task's id is its shard (so `--array=3` redoes shard 3 of N);
+    /// without it, the array must be one range with step 1 (`--array=0-9` or `1-10`), and its tasks are
+    /// counted from its first.
     func chosenShard(_ environment: [String: String]) throws -> (index: Int, count: Int)? {
         if let shard { return Self.parseShard(shard) }
-        if let id = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init),
-            let count = environment["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init)
-        {
-            let index = id - (environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0)
-            guard count > 0, (0..<count).contains(index) else {
-                throw BatchError(
-                    "SLURM_ARRAY_TASK_ID \(id) is not within the array's \(count) tasks; give --array=0-\(count - 1) "
-                        + "(a step other than 1 is not supported) or --shard")
+        if let id = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init) {
+            if let shards {
+                guard (0..<shards).contains(id) else {
+                    throw BatchError(
+                        "SLURM_ARRAY_TASK_ID \(id) is not a shard from 0 to \(shards - 1) (--shards \(shards))")
+                }
+                return (id, shards)
             }
-            return (index, count)
+            let number = { (name: String) in environment[name].flatMap(Int.init) }
+            guard let count = number("SLURM_ARRAY_TASK_COUNT"), let first = number("SLURM_ARRAY_TASK_MIN"),
+                let last = number("SLURM_ARRAY_TASK_MAX"), count > 0, last - first + 1 == count,
+                (first...last).contains(id)
+            else {
+                throw BatchError(
+                    "this Slurm array is not one range with step 1 (as --array=0-9): give --shards N, and "
+                        + "task ids from 0 to N-1")
+            }
+            return (id - first, count)
         }
         if let text = environment["JOB_COMPLETION_INDEX"] {
             guard let shards else {
@@ -131,7 +144,7 @@ struct BatchCommand: ParsableCommand {
             return (index, shards)
         }
         if shards != nil {
-            throw BatchError("--shards needs JOB_COMPLETION_INDEX (a Kubernetes Indexed Job); or give --shard I/N")
+            throw BatchError("--shards needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX; or give --shard I/N")
         }
         return nil
     }

@@ -23,9 +23,10 @@ public enum FileSystem {
         tsr_cleanup_install_signal_handlers()
     }
 
-    /// Makes the first Ctrl-C (SIGINT) only raise ``interrupted``, for a program that stops its work
-    /// cleanly on it (`tessera run` cancels its run); a second Ctrl-C removes the temporary files being
-    /// written and ends the process, as ``removeTemporaryFilesOnInterrupt()`` does.
+    /// Makes the first Ctrl-C (SIGINT) or SIGTERM only raise ``interrupted``, for a program that stops its
+    /// work cleanly on it (`tessera run` cancels its run; `tessera batch` also writes its report); a
+    /// second one removes the temporary files being written and ends the process, as
+    /// ``removeTemporaryFilesOnInterrupt()`` does.
     public static func catchInterrupts() {
         tsr_interrupt_install()
     }

@@ -94,7 +94,7 @@ import Testing
     /// Starts a batch of `count` items and stops it with `signal` once some outputs exist; then runs it
     /// again with --resume: the items done before are not redone, every output exists once, and no
     /// temporary file is left.
-    @Test(arguments: [SIGINT, SIGKILL])
+    @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
     func aStoppedBatchResumes(_ signal: Int32) throws {
         try withTemporaryFolder { folder in
             try Self.makeTree(in: folder, copies: 40)
@@ -117,9 +117,13 @@ import Testing
             #expect(process.isRunning, "the batch was still running when stopped")
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
-            if signal == SIGINT {
+            if signal != SIGKILL {
+                // Ctrl-C, or SIGTERM (a cluster's time limit): the items running are cancelled, their
+                // temporary files removed, and the report written for what ended.
                 #expect(process.terminationReason == .exit && process.terminationStatus == 130)
                 #expect(Self.files(under: folder.appendingPathComponent("out")).allSatisfy { !$0.contains("/.") })
+                let ended = try Self.reportLines(folder.appendingPathComponent("r.jsonl"))
+                #expect(ended.filter { $0["status"] as? String == "ok" }.count >= 4)
             }
             let before = Self.files(under: folder.appendingPathComponent("out")).filter { !$0.contains("/.") }
             let dates = try before.map {
@@ -156,7 +160,8 @@ import Testing
                     ["batch", "g.yaml", "in", "--output-dir", "o", "--report", "r\(task).jsonl", "--threads", "1"],
                     in: folder,
                     environment: [
-                        "SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "3",
+                        "SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3",
+                        "SLURM_ARRAY_TASK_COUNT": "3",
                     ])
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stdout.contains("(shard \(task - 1)/3 of 10)"), "\(result.stdout)")
@@ -165,6 +170,21 @@ import Testing
             let merged = try (1...3).flatMap { try Self.reportLines(folder.appendingPathComponent("r\($0).jsonl")) }
             #expect(merged.compactMap { $0["index"] as? Int }.sorted() == Array(0..<10))
             #expect(try Self.reportLines(folder.appendingPathComponent("r1.jsonl")).count == 4)
+            // One shard redone on its own: with --shards, the task id is the shard.
+            let redo = try CLI.run(
+                ["batch", "g.yaml", "in", "--output-dir", "o", "--shards", "3", "--report", "r.jsonl"], in: folder,
+                environment: [
+                    "SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "1",
+                    "SLURM_ARRAY_TASK_COUNT": "1",
+                ])
+            #expect(redo.stdout.contains("3 items (shard 1/3 of 10)"), "\(redo.stdout)")
+            let stepped = try CLI.run(
+                ["batch", "g.yaml", "in", "--output-dir", "o"], in: folder,
+                environment: [
+                    "SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "4",
+                    "SLURM_ARRAY_TASK_COUNT": "3",
+                ])
+            #expect(stepped.status == 2 && stepped.stderr.contains("step 1"), "\(stepped.stderr)")
             let wrong = try CLI.run(
                 ["batch", "g.yaml", "in", "--output-dir", "o"], in: folder, environment: ["JOB_COMPLETION_INDEX": "2"])
             #expect(wrong.status == 2 && wrong.stderr.contains("--shards"), "\(wrong.stderr)")
