@@ -89,9 +89,7 @@ struct BatchCommand: ParsableCommand {
         if let problem = RunOptions.problem(threads: threads, tileSize: tileSize, maxOutputPixels: maxOutputPixels) {
             throw ValidationError(problem)
         }
-        if let memory, DecodeOptions.parseBytes(memory) == nil {
-            throw ValidationError("--memory must be a positive number of bytes, as 2G or 512M, not '\(memory)'")
-        }
+        try checkBytes("--memory", memory)
         if let shard, Self.parseShard(shard) == nil {
             throw ValidationError("--shard must be I/N with 0 <= I < N, as 0/4, not '\(shard)'")
         }

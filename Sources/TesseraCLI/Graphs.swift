@@ -175,13 +175,8 @@ struct Run: ParsableCommand {
             throw ValidationError(problem)
         }
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
-        if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
-            throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
-        }
-        if let diskThreshold, DecodeOptions.parseBytes(diskThreshold) == nil {
-            throw ValidationError(
-                "--disk-threshold must be a positive number of bytes, as 2G or 512M, not '\(diskThreshold)'")
-        }
+        try checkBytes("--max-memory", maxMemory)
+        try checkBytes("--disk-threshold", diskThreshold)
     }
 
     func run() throws {

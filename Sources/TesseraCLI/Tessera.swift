@@ -80,8 +80,13 @@ struct DecodeArguments: ParsableArguments {
     func validate() throws {
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
         guard frame >= 0 else { throw ValidationError("--frame counts from 0") }
-        if let maxMemory, DecodeOptions.parseBytes(maxMemory) == nil {
-            throw ValidationError("--max-memory must be a positive number of bytes, as 2G or 512M, not '\(maxMemory)'")
-        }
+        try checkBytes("--max-memory", maxMemory)
+    }
+}
+
+/// Refuses a size option (`--max-memory 2G`) that is not a positive number of bytes, with or without K, M, G.
+func checkBytes(_ option: String, _ value: String?) throws {
+    if let value, DecodeOptions.parseBytes(value) == nil {
+        throw ValidationError("\(option) must be a positive number of bytes, as 2G or 512M, not '\(value)'")
     }
 }
