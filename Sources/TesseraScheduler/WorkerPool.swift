@@ -85,6 +85,10 @@ final class WorkerPool: Sendable {
             return handles
         }
         for handle in started { pthread_join(handle, nil) }
+        // Sets are taken off the queue by the workers' loop only: a run of one thread (no loop) leaves
+        // every set it submitted there, and a set holds the run's monitor, which holds this pool. Dropped
+        // here, so that a finished run is freed (a batch runs thousands in one process).
+        state.withLock { $0.queue.removeAll() }
     }
 
     private func work() {

@@ -247,12 +247,37 @@ struct TestProbe: Node {
 }
 
 /// The catalog the engine tests validate against: the built-ins plus the test nodes.
+/// A gray image whose source counts how many of it are alive: a finished run must free its images.
+struct TestTracked: Node {
+    static let info = NodeInfo(
+        op: "testTracked", summary: "A gray image that counts its live sources.", access: .source,
+        outputs: [.init("output", .image, doc: "A gray image.")], example: "a: { op: testTracked }")
+
+    static let alive = Locked(0)
+
+    final class Tracker: Sendable {
+        init() { TestTracked.alive.withLock { $0 += 1 } }
+        deinit { TestTracked.alive.withLock { $0 -= 1 } }
+    }
+
+    struct Source: PixelSource {
+        let tracker = Tracker()
+        func render(into buffer: inout PixelBuffer) throws {
+            for i in buffer.samples.indices { buffer.samples[i] = 0.5 }
+        }
+    }
+
+    func run() throws -> NodeOutputs {
+        NodeOutputs(.image(Image(width: 300, height: 300, layout: .gray, depth: .uint8, source: Source())))
+    }
+}
+
 let testCatalog: Catalog = {
     var catalog = Catalog.builtin()
     do {
         for type: any Node.Type in [
             TestBoxes.self, TestContours.self, TestCrop.self, TestConstant.self, TestSink.self, TestFailAt.self,
-            TestLarge.self, TestEncodingSink.self, TestScalars.self, TestProbe.self,
+            TestLarge.self, TestEncodingSink.self, TestScalars.self, TestProbe.self, TestTracked.self,
         ] {
             try catalog.register(type)
         }

@@ -121,4 +121,31 @@ import Testing
             #expect(report.nodes.reduce(0) { $0 + $1.seconds } <= report.seconds)
         }
     }
+
+    /// A finished run frees what it made, whatever its threads: a batch or a program embedding the
+    /// engine runs thousands of graphs in one process. (A run of one thread once kept every band of
+    /// tiles it had submitted, and with them its images: 20 MB a megapixel photo.)
+    @Test func aFinishedRunFreesItsImages() throws {
+        // One test, the counts one after another: the count of live sources is shared.
+        for threads in [1, 2] {
+            try runFreesItsImages(threads: threads)
+        }
+    }
+
+    func runFreesItsImages(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            let text = """
+                version: 1
+                nodes:
+                  a:   { op: testTracked }
+                  b:   { op: gaussianBlur, input: a, sigma: 3 }
+                  out: { op: save, input: b, path: \(folder.appendingPathComponent("out.tif").path) }
+                """
+            for _ in 0..<3 {
+                let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
+                try graph.run(options: RunOptions(threads: threads, tileSize: 64))
+            }
+            #expect(TestTracked.alive.withLock { $0 } == 0, "\(threads) threads")
+        }
+    }
 }

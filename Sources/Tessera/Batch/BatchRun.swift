@@ -124,7 +124,10 @@ extension Batch {
                         error: Self.oneLineMessage(error)))
                 continue
             }
+            // The item's time is its reading and its run, not its wait for a free thread.
+            let preparing = Self.seconds(since: start)
             guard let threads = batch.admit(bytes: bytes, waiting: items.count - position) else { break }
+            let admitted = DispatchTime.now().uptimeNanoseconds
             let thread = Thread {
                 var run = RunOptions(
                     threads: threads, tileSize: options.tileSize, cancellation: options.cancellation,
@@ -144,7 +147,7 @@ extension Batch {
                         result.error = Self.oneLineMessage(error)
                     }
                 }
-                result.seconds = Self.seconds(since: start)
+                result.seconds = preparing + Self.seconds(since: admitted)
                 batch.end(result, releasing: (threads, bytes))
             }
             // Room for the decoders and the nodes' own recursion, as the run's workers have.
