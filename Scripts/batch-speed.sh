@@ -15,9 +15,10 @@
 # to its aspect ratio and enlarged (Lanczos) to its size, with sensor-like noise (Gaussian, fixed seed:
 # sigma 4 in luminance, 2 per channel), JPEG quality 90: the same bytes every time. Sizes: 1.0 to 24.0 MP
 # in 200 even steps, shuffled (photo N < 100 takes step 2 (67 N mod 100), photo N >= 100 the odd step
-# after 2 (67 N mod 100)), the aspect ratio cycling through 3:2, 4:3, 2:3, 16:9, 3:4 and 1:1 (from 1224x816
-# to 4898x4898 and 5644x4232, up to 5970 px long): 2500 MP, about 520 MB. The spotlight set: the first 100 (img-000 to img-099, the even
-# steps, 1.0 to 23.9 MP, 1250 MP, all four folders), hard links in WORK/spot.
+# after 2 (67 N mod 100)), the aspect ratio cycling through 3:2, 4:3, 2:3, 16:9, 3:4 and 1:1 (from
+# 1224x816 to 4898x4898 and 5644x4232, up to 5970 px long): 2500 MP, about 520 MB. The spotlight set:
+# the first 100 (img-000 to img-099, the even steps, 1.0 to 23.9 MP, 1250 MP, all four folders), hard
+# links in WORK/spot.
 #
 # The commands (THREADS is both sides' parallelism):
 #   tessera:    tessera batch GRAPH WORK/photos --output-dir WORK/out-tessera --threads THREADS -q
@@ -118,6 +119,7 @@ job() {
     OUT=$WORK/out-$1-$2
     rm -rf "$OUT"
     mkdir -p "$OUT"
+    # shellcheck disable=SC2016 # the peer's $0, $OUT and $Q are sh's
     case $1-$2 in
     thumbnails-tessera) CMD=("$TESSERA" batch "$GRAPH_THUMB" "$WORK/photos" --output-dir "$OUT" --threads "$THREADS" -q) ;;
     thumbnails-peer) CMD=(env OUT="$OUT" Q="$QUALITY" xargs -a photos.txt -P "$THREADS" -n 1
@@ -140,7 +142,7 @@ timed() {
     echo "$(tail -n 1 time.txt) $(find "$OUT" -type f | wc -l)" >>"$1-$2.txt"
 }
 median() {
-    awk -v c="${1:-1}" '{ print $c }' | sort -g |
+    awk '{ print $1 }' | sort -g |
         awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 range() { awk '{ print $1 }' "$1" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
@@ -175,13 +177,13 @@ machine_note
 
 echo
 echo "== median wall time of $RUNS runs (range), peak memory (tessera: its process; peer: its largest process)"
-printf '%-11s %-7s %16s %19s %8s %10s %11s %9s %7s\n' job peer "peer s" "tessera s" ratio "peer MB" "tessera MB" outputs target
+printf '%-11s %-7s %23s %23s %6s %8s %11s %8s %s\n' job peer "peer s" "tessera s" ratio "peer MB" "tessera MB" outputs target
 for j in $JOBS; do
     p=$(median <"$j-peer.txt")
     t=$(median <"$j-tessera.txt")
     ratio=$(awk -v t="$t" -v p="$p" 'BEGIN { printf "%.2f", t / p }')
     met=$(awk -v r="$ratio" -v g="${TARGET[$j]}" 'BEGIN { print (r <= g ? "met" : "MISSED") }')
-    printf '%-11s %-7s %16s %19s %8s %10s %11s %9s %7s\n' "$j" "${PEER[$j]}" \
+    printf '%-11s %-7s %23s %23s %6s %8s %11s %8s %s\n' "$j" "${PEER[$j]}" \
         "$(printf '%.2f (%s)' "$p" "$(range "$j-peer.txt")")" "$(printf '%.2f (%s)' "$t" "$(range "$j-tessera.txt")")" \
         "${ratio}x" "$(peak_mb "$j-peer.txt")" "$(peak_mb "$j-tessera.txt")" \
         "$(counts "$j-peer.txt")/$(counts "$j-tessera.txt")" "<=${TARGET[$j]}x $met"
