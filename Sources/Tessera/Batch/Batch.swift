@@ -211,9 +211,10 @@ public struct Batch: Sendable {
         item.input ?? "item \(item.index)" + (item.settings.first?.origin.map { " (\($0))" } ?? "")
     }
 
-    /// Whether the item's outputs all exist and are newer than its input and the graph file.
-    public func isDone(_ item: BatchItem) -> Bool {
-        guard let outputs = try? outputs(of: item), !outputs.isEmpty else { return false }
+    /// Whether the item's outputs (``outputs(of:)``) all exist and are newer than its input and the graph
+    /// file.
+    public func isDone(_ item: BatchItem, outputs: [String]) -> Bool {
+        guard !outputs.isEmpty else { return false }
         let sources = [graphPath] + (item.input.map { [$0] } ?? [])
         let newest = sources.compactMap(Self.modified).max() ?? .distantFuture
         return outputs.allSatisfy { output in Self.modified(output).map { $0 > newest } ?? false }

@@ -14,7 +14,7 @@ public struct BatchOptions: Sendable {
     public var memory = Batch.defaultMemory
     /// Stop at the first failed item: running items are cancelled, no other starts.
     public var failFast = false
-    /// Skip items whose outputs exist and are newer than their input and the graph (``Batch/isDone(_:)``).
+    /// Skip items whose outputs exist and are newer than their input and the graph (``Batch/isDone(_:outputs:)``).
     public var resume = false
     /// Run the nodes whose results nothing reads and keep their values (``BatchResult/values``).
     public var collectsValues = false
@@ -98,14 +98,14 @@ extension Batch {
     /// in the order given. An item that fails does not stop the others unless ``BatchOptions/failFast``.
     /// After a cancellation, running items end as cancelled and no other starts.
     public func run(_ items: [BatchItem], options: BatchOptions) -> [BatchResult] {
-        let batch = BatchState(self, total: items.count, options: options)
+        let batch = BatchState(total: items.count, options: options)
         for (position, item) in items.enumerated() {
             if options.cancellation.isCancelled { break }
             let start = DispatchTime.now().uptimeNanoseconds
-            for output in (try? outputs(of: item)) ?? [] { FileSystem.removeStaleTemporaries(of: output) }
-            if options.resume, isDone(item) {
-                batch.end(
-                    BatchResult(item: item, status: .skipped, outputs: (try? outputs(of: item)) ?? [], seconds: 0))
+            let written = (try? outputs(of: item)) ?? []
+            for output in written { FileSystem.removeStaleTemporaries(of: output) }
+            if options.resume, isDone(item, outputs: written) {
+                batch.end(BatchResult(item: item, status: .skipped, outputs: written, seconds: 0))
                 continue
             }
             // Read on this thread while the admitted items run: the item's graph and its plan (the
@@ -190,7 +190,7 @@ private final class BatchState: Sendable {
     private let total: Int
     private let start = DispatchTime.now().uptimeNanoseconds
 
-    init(_ batch: Batch, total: Int, options: BatchOptions) {
+    init(total: Int, options: BatchOptions) {
         self.options = options
         self.total = total
         state = Locked(State(freeThreads: Swift.max(1, options.threads)))
