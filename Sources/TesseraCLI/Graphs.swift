@@ -139,6 +139,13 @@ struct Run: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
 
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp(
+            "Supply an `input` node's image from a file: NODE=FILE (repeatable). It must have the size and "
+                + "channels the node declares.", valueName: "node=file"))
+    var inputs: [String] = []
+
     @Option(help: "Set maxPixels on every load node: refuse images whose header claims more pixels than this.")
     var maxPixels: Int?
 
@@ -177,6 +184,26 @@ struct Run: ParsableCommand {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
         try checkBytes("--max-memory", maxMemory)
         try checkBytes("--disk-threshold", diskThreshold)
+        for input in inputs where !input.contains("=") || input.hasPrefix("=") || input.hasSuffix("=") {
+            throw ValidationError("--input takes NODE=FILE, as photo=photo.png, not '\(input)'")
+        }
+    }
+
+    /// The images of `--input NODE=FILE`, read from their files (headers now, pixels as the run reads
+    /// them) and held to what their nodes declare; problems end the command with status 2.
+    func suppliedImages(for graph: Graph) throws -> [String: NodeValue] {
+        var supplied: [String: NodeValue] = [:]
+        do {
+            for input in inputs {
+                let (node, path) = (String(input.prefix { $0 != "=" }), String(input.drop { $0 != "=" }.dropFirst()))
+                supplied[node] = .image(try ImageFile.load(path: path).1)
+            }
+            try graph.check(supplying: supplied)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        return supplied
     }
 
     func run() throws {
@@ -190,6 +217,7 @@ struct Run: ParsableCommand {
             FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))
             throw ExitCode(1)
         }
+        let supplied = try suppliedImages(for: graph)
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }
@@ -202,7 +230,8 @@ struct Run: ParsableCommand {
             diskThreshold: diskThreshold.flatMap(DecodeOptions.parseBytes) ?? RunOptions.defaultDiskThreshold)
         if plan {
             do {
-                StandardOutput.print(try graph.plan(options: runOptions).description, terminator: "")
+                StandardOutput.print(
+                    try graph.plan(options: runOptions, supplying: supplied).description, terminator: "")
             } catch {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
                 throw ExitCode(1)
@@ -217,7 +246,7 @@ struct Run: ParsableCommand {
         }
         let report: RunReport
         do {
-            report = try graph.run(options: runOptions)
+            report = try graph.run(options: runOptions, supplying: supplied)
             bar?.finish()
         } catch {
             bar?.finish()

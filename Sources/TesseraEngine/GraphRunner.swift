@@ -11,9 +11,10 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
     /// The run was stopped (``Cancellation``), not failed.
     public var isCancellation = false
 
-    /// `FILE:LINE:COLUMN: error: save node 'out': MESSAGE`.
+    /// `FILE:LINE:COLUMN: error: save node 'out': MESSAGE`; without the node when there is none (`op`
+    /// empty: a name the graph does not have).
     public var description: String {
-        Diagnostic.error(location, "\(op) node '\(node)': \(message)").description
+        Diagnostic.error(location, op.isEmpty ? message : "\(op) node '\(node)': \(message)").description
     }
 }
 
@@ -184,13 +185,28 @@ extension Graph {
         return plan
     }
 
+    /// Checks values to supply to a run (``run(options:supplying:keeping:)``) without running anything:
+    /// each must name a node, and an `input` takes only an image of its declared size and channels. The
+    /// error is at the node's parameter at fault.
+    public func check(supplying supplied: [String: NodeValue]) throws(RunError) {
+        for (name, value) in supplied.sorted(by: { $0.key < $1.key }) {
+            guard let node = node(named: name) else {
+                throw RunError(
+                    location: SourceLocation(file: file), node: name, op: "",
+                    message: "the graph has no node '\(name)'" + Suggestion.didYouMean(name, in: nodes.map(\.name)))
+            }
+            try node.check(supplied: value)
+        }
+    }
+
     /// The nodes a run with these arguments runs, in order; the names supplied and kept must exist.
     private func nodesToRun(
         options: RunOptions, supplying supplied: [String: NodeValue], keeping: [String]
     ) throws(RunError) -> [GraphNode] {
-        for name in Array(supplied.keys) + keeping where node(named: name) == nil {
+        try check(supplying: supplied)
+        for name in keeping where node(named: name) == nil {
             throw RunError(
-                location: SourceLocation(file: file), node: name, op: "?", message: "the graph has no node '\(name)'")
+                location: SourceLocation(file: file), node: name, op: "", message: "the graph has no node '\(name)'")
         }
         let results = options.collectsValues ? unreadValues.map { String($0.prefix { $0 != "." }) } : []
         return neededNodes(keeping: Set(keeping).union(results), supplied: Set(supplied.keys))
@@ -384,6 +400,27 @@ extension GraphNode {
 }
 
 extension GraphNode {
+    /// Holds a value a program supplies for this node to what the node declares (an `input`'s size and
+    /// channels, ``ConfiguredNode/check(supplied:)``), at the parameter at fault. A node that reads
+    /// others is not asked: what it reads does not run.
+    func check(supplied value: NodeValue) throws(RunError) {
+        guard references.isEmpty else { return }
+        var parameterValues: [String: any ParameterValue] = [:]
+        for (name, setting) in parameters {
+            guard case .value(let value) = setting.source else { return }
+            parameterValues[name] = value
+        }
+        do {
+            try declaration.instantiate(parameters: parameterValues, inputs: [:]).check(supplied: value)
+        } catch let problem as NodeProblem {
+            throw RunError(
+                location: parameters[problem.parameter]?.location ?? location, node: name, op: declaration.op,
+                message: problem.message)
+        } catch {
+            return  // a node that cannot be made without its inputs takes what it is given
+        }
+    }
+
     /// Refuses an image too large to write (``RunOptions/maxOutputPixels``), before the sink opens its
     /// file: a graph asking for a huge image must not write until the disk is full.
     func checkOutputSize(_ image: Image, limit: Int) throws(RunError) {

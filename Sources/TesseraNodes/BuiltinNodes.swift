@@ -4,6 +4,7 @@ import TesseraCore
 public enum BuiltinNodes {
     public static let all: [any Node.Type] = [
         Load.self,
+        InputImage.self,
         Save.self,
         ColorMatrix.self,
         Contrast.self,

@@ -94,12 +94,18 @@ public protocol ConfiguredNode: Sendable {
     /// The size of the output image, when the parameters alone fix it (a `constant` given a width and a
     /// height), so that validation can hold it to the output limit before anything runs. By default nil.
     var knownOutputSize: (width: Int, height: Int)? { get }
+    /// Checks a value a program supplies in place of this node's first output (`Graph.run(supplying:)`),
+    /// before anything runs: an `input` holds it to its declared size and channels. By default any
+    /// value of the output's type is taken.
+    func check(supplied value: NodeValue) throws(NodeProblem)
 }
 
 extension ConfiguredNode {
     public func validate() throws(NodeProblem) {}
 
     public var knownOutputSize: (width: Int, height: Int)? { nil }
+
+    public func check(supplied value: NodeValue) throws(NodeProblem) {}
 
     public func validate(in context: ValidationContext) -> [NodeProblem] {
         do {
