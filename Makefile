@@ -6,14 +6,15 @@ BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev liblcms2-dev lib
 # tests compile C with cc and build the C example plugin with make; the metadata tests read what
 # Tessera writes with exiftool.
 # The Vision plugin's tests fetch its pinned runtime with pip download and unzip (Plugins/Vision/Makefile).
+# The Python package's tests use NumPy and read PNG files with Pillow; one installs it into a venv.
 TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make libimage-exiftool-perl \
-	python3-pip unzip
+	python3-pip unzip python3-numpy python3-pil python3-venv python3-setuptools
 
 SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera fuzz asan tsan cluster-test
+.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera python fuzz asan tsan cluster-test
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
 # Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
@@ -84,8 +85,12 @@ libtessera: deps
 	cp $$($(SWIFT) build -c release --show-bin-path)/libTesseraC.so out/lib/libtessera.so
 	cp Sources/CTessera/include/tessera.h out/include/
 
+# The Python package with the library in it: `make python`, then `pip install ./python` (in a venv).
+python: libtessera
+	cp out/lib/libtessera.so python/tessera/libtessera.so
+
 clean:
-	rm -rf .build .build-asan Fuzz/.build out
+	rm -rf .build .build-asan Fuzz/.build out python/tessera/libtessera.so python/build python/*.egg-info
 
 # Node benchmarks: Benchmarks/ is a nested package (ordo-one/benchmark) that runs a 4K graph per node
 # through the library, in release mode, with its own .build. One table per metric, every node a row.

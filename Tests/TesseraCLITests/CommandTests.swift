@@ -139,18 +139,25 @@ import TesseraIO
         get throws { try #require(CLI.executable).deletingLastPathComponent().appendingPathComponent("libTesseraC.so") }
     }
 
+    /// Compiles `CAPI/NAME.c` against tessera.h and the library into `folder`; returns the program.
+    static func compile(_ name: String, in folder: URL) throws -> String {
+        let library = try Self.library
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let program = folder.appendingPathComponent(name).path
+        let header = GraphCommandTests.repository.appendingPathComponent("Sources/CTessera/include").path
+        let compile = try CLI.run(
+            [
+                "cc", "-std=c11", "-Wall", "-Werror", "-I", header, here.appendingPathComponent("CAPI/\(name).c").path,
+                library.path, "-Wl,-rpath," + library.deletingLastPathComponent().path, "-o", program,
+            ], binary: URL(fileURLWithPath: "/usr/bin/env"))
+        try #require(compile.status == 0, "\(compile.stderr)")
+        return program
+    }
+
     @Test func cProgramUsesTheHeader() throws {
         let library = try Self.library
         try withTemporaryFolder { folder in
-            let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            let program = folder.appendingPathComponent("capi").path
-            let header = GraphCommandTests.repository.appendingPathComponent("Sources/CTessera/include").path
-            let compile = try CLI.run(
-                [
-                    "cc", "-std=c11", "-Wall", "-Werror", "-I", header, here.appendingPathComponent("CAPI/capi.c").path,
-                    library.path, "-Wl,-rpath," + library.deletingLastPathComponent().path, "-o", program,
-                ], binary: URL(fileURLWithPath: "/usr/bin/env"))
-            try #require(compile.status == 0, "\(compile.stderr)")
+            let program = try Self.compile("capi", in: folder)
             let output = folder.appendingPathComponent("red.png").path
             // The library itself is a shared library, but no plugin.
             let run = try CLI.run([output, library.path], binary: URL(fileURLWithPath: program))
@@ -189,18 +196,56 @@ import TesseraIO
         }
     }
 
+    /// A buffer supplied to an `input` node and a kept image read back (CAPI/buffers.c checks the samples
+    /// against the pattern it made); the saved crop, read by libpng, holds the same pattern.
+    @Test func cProgramSuppliesAndReadsBuffers() throws {
+        try withTemporaryFolder { folder in
+            let program = try Self.compile("buffers", in: folder)
+            let output = folder.appendingPathComponent("part.png").path
+            let run = try CLI.run([output], binary: URL(fileURLWithPath: program))
+            #expect(run.status == 0 && !run.signaled, "\(run.stdout)\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            #expect(!lines.contains { $0.hasSuffix("FAILED") }, "\(run.stdout)")
+            #expect(
+                lines.contains(
+                    "wrong size: 2 graph:3:30: error: input node 'photo': the image supplied is 6x5, and the graph declares 7x5"
+                ))
+            #expect(
+                lines.contains(
+                    "depth 12: 2 input 'photo': depth 12: use TESSERA_UINT8, TESSERA_UINT16 or TESSERA_FLOAT32"))
+            #expect(lines.contains("keep prat: 2 the graph has no node 'prat'; did you mean 'part'?"))
+            #expect(lines.contains("read 3x3: 1 the buffer is 3x3, and the image 4x3"))
+            #expect(lines.contains("info photo: 1 'photo' was not kept: call tessera_graph_keep before the run"))
+            #expect(lines.contains("callback cancel: 3 graph:5:3: error: save node 'out': interrupted"))
+            #expect(lines.last == "broken: null at graph 3 22")
+            let written = try ImageFile.load(path: output).1
+            #expect(written.width == 4 && written.height == 3 && written.layout == .rgb)
+            let pixels = try written.pixels()
+            for y in 0..<3 {
+                for x in 0..<4 {
+                    for c in 0..<3 {
+                        #expect((pixels[x, y, c] * 255).rounded() == Float((x + 2) * 20 + (y + 1) * 7 + c * 40))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func pythonExampleRunsAGraph() throws {
         let library = try Self.library
         try withTemporaryFolder { folder in
             let script = GraphCommandTests.repository.appendingPathComponent("Examples/Python/tessera_blur.py").path
             let output = folder.appendingPathComponent("py.png").path
             let python = try CLI.run(
-                [script, library.path, output, "3.5"], binary: URL(fileURLWithPath: "/usr/bin/python3"))
+                [script, output, "3.5"], environment: ["TESSERA_LIBRARY": library.path],
+                binary: URL(fileURLWithPath: "/usr/bin/python3"))
             #expect(python.status == 0, "\(python.stderr)")
             #expect(
                 python.stdout.contains(
-                    "set soft.sigam: status 2: --set soft.sigam=3: error: gaussianBlur node 'soft' has no parameter "
+                    "set soft.sigam: --set soft.sigam=3: error: gaussianBlur node 'soft' has no parameter "
                         + "'sigam' (it takes sigma, edge); did you mean 'sigma'?\n"))
+            #expect(python.stdout.contains("soft: (512, 512, 3) uint8, mean "))
+            #expect(python.stdout.contains("half: (32, 64, 3) float32, right edge 0.50\n"))
             #expect(python.stdout.hasSuffix("wrote \(output)\n"))
             // The same graph through the command line writes the same bytes: the override reached the run.
             let graph = folder.appendingPathComponent("g.yaml").path
@@ -242,6 +287,56 @@ import TesseraIO
                         let fields = ["x", "y", "width", "height", "confidence"].map { "\($0) \(box[$0] ?? "?")" }
                         return "salient box: " + fields.joined(separator: " ")
                     })
+        }
+    }
+}
+
+/// The Python package (python/tessera) over the library: its own tests (python/tests), which compare
+/// NumPy's pixels and values with the command line's, and `pip install ./python` into a virtual
+/// environment, as a user installs it.
+@Suite struct PythonPackageTests {
+    static let python = URL(fileURLWithPath: "/usr/bin/python3")
+
+    @Test func packageTestsPass() throws {
+        let library = try CAPITests.library
+        let tests = GraphCommandTests.repository.appendingPathComponent("python/tests").path
+        let result = try CLI.run(
+            ["-m", "unittest", "discover", "-v", "-s", tests],
+            environment: ["TESSERA_LIBRARY": library.path, "TESSERA_CLI": try #require(CLI.executable).path],
+            binary: Self.python)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\nOK\n"), "\(result.stderr)")
+    }
+
+    @Test func pipInstallsThePackageWithTheLibrary() throws {
+        let library = try CAPITests.library
+        try withTemporaryFolder { folder in
+            // A copy of python/ with the library in it, as `make python` prepares it.
+            let package = folder.appendingPathComponent("python")
+            try FileManager.default.copyItem(
+                at: GraphCommandTests.repository.appendingPathComponent("python"), to: package)
+            try? FileManager.default.removeItem(at: package.appendingPathComponent("tessera/libtessera.so"))
+            try FileManager.default.copyItem(at: library, to: package.appendingPathComponent("tessera/libtessera.so"))
+            let environment = folder.appendingPathComponent("venv")
+            let venv = try CLI.run(["-m", "venv", "--system-site-packages", environment.path], binary: Self.python)
+            try #require(venv.status == 0, "\(venv.stderr)")
+            // No build isolation: Debian's setuptools builds it, and nothing is downloaded.
+            let pip = try CLI.run(
+                ["-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index", package.path],
+                in: folder, binary: environment.appendingPathComponent("bin/python3"))
+            try #require(pip.status == 0, "\(pip.stdout)\(pip.stderr)")
+            let check = """
+                import numpy, tessera
+                graph = tessera.Graph.parse("version: 1\\nnodes:\\n  a: { op: input, width: 3, height: 2, channels: 1 }\\n")
+                out = graph.run(inputs={"a": numpy.arange(6, dtype=numpy.uint8).reshape(2, 3)}, keep=["a"]).images["a"]
+                print(tessera.__file__.startswith(\(String(reflecting: environment.path))), tessera.version(), out.tolist())
+                """
+            let run = try CLI.run(
+                ["-c", check], in: folder, environment: ["TESSERA_LIBRARY": ""],
+                binary: environment.appendingPathComponent("bin/python3"))
+            #expect(run.status == 0, "\(run.stderr)")
+            let version = try CLI.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(run.stdout == "True \(version) [[0, 1, 2], [3, 4, 5]]\n")
         }
     }
 }

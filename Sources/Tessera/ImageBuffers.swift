@@ -1,0 +1,118 @@
+import TesseraCore
+
+/// Interleaved samples in a caller's memory: how the C API (`tessera_image`) and Python's NumPy arrays
+/// hand images to a graph's `input` nodes and read kept images back.
+///
+/// Rows are `rowBytes` apart (at least `width * channels` samples); samples are 8- or 16-bit unsigned
+/// integers scaled to 0...1 (0 and 255 or 65535), or 32-bit floats as they are. Channels are 1 gray,
+/// 2 gray and alpha, 3 RGB, 4 RGBA.
+public struct SampleBufferLayout: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var channels: Int
+    public var depth: SampleDepth
+    /// Bytes from the start of one row to the next.
+    public var rowBytes: Int
+
+    /// A layout with rows packed one after another unless `rowBytes` says otherwise.
+    public init(width: Int, height: Int, channels: Int, depth: SampleDepth, rowBytes: Int? = nil) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.depth = depth
+        self.rowBytes = rowBytes ?? width * channels * depth.bits / 8
+    }
+
+    /// The bytes the buffer spans: every row but the last in full, and the last row's samples.
+    public var byteCount: Int { height == 0 ? 0 : (height - 1) * rowBytes + width * channels * depth.bits / 8 }
+
+    /// Why samples laid out so cannot be an image, or nil.
+    public var problem: String? {
+        let sampleBytes = depth.bits / 8
+        if width < 1 || height < 1 { return "the image is \(width)x\(height): both sides must be at least 1" }
+        if width > 1_000_000 || height > 1_000_000 { return "the image is \(width)x\(height): at most 1000000 a side" }
+        if !(1...4).contains(channels) { return "\(channels) channels: an image has 1 to 4" }
+        if rowBytes < width * channels * sampleBytes {
+            return "rows are \(rowBytes) bytes apart, fewer than the \(width * channels * sampleBytes) of a row"
+        }
+        if rowBytes % sampleBytes != 0 { return "rows are \(rowBytes) bytes apart, not a whole number of samples" }
+        return nil
+    }
+
+    var layout: PixelLayout { [PixelLayout.gray, .grayAlpha, .rgb, .rgba][channels - 1] }
+}
+
+extension Image {
+    /// An image holding a copy of the samples at `base`, laid out as `layout` says; the caller keeps its
+    /// memory. Feed it to a graph's `input` node with ``Graph/run(options:supplying:keeping:)``.
+    public init(copying base: UnsafeRawPointer, _ layout: SampleBufferLayout) throws(ImageError) {
+        if let problem = layout.problem { throw ImageError(message: problem) }
+        guard Int(bitPattern: base) % (layout.depth.bits / 8) == 0 else {
+            throw ImageError(message: "the samples are not aligned to their \(layout.depth.bits / 8)-byte size")
+        }
+        let pixelLayout = layout.layout
+        var buffer = PixelBuffer(
+            region: Rect(width: layout.width, height: layout.height), channels: pixelLayout.channels)
+        buffer.samples.withUnsafeMutableBufferPointer { samples in
+            guard let target = samples.baseAddress else { return }
+            for y in 0..<layout.height {
+                let row = base + y * layout.rowBytes
+                let into = target + y * layout.width * pixelLayout.channels
+                switch layout.depth {
+                case .uint8:
+                    Samples.decode(
+                        row.assumingMemoryBound(to: UInt8.self), fileChannels: layout.channels,
+                        stride: layout.channels, count: layout.width, scale: 1 / 255, into: into)
+                case .uint16:
+                    Samples.decode(
+                        row.assumingMemoryBound(to: UInt16.self), fileChannels: layout.channels,
+                        stride: layout.channels, count: layout.width, scale: 1 / 65535, into: into)
+                case .float32:
+                    Samples.decode(
+                        row.assumingMemoryBound(to: Float.self), fileChannels: layout.channels,
+                        stride: layout.channels, count: layout.width, scale: 1, into: into)
+                }
+            }
+        }
+        self.init(buffer: buffer, layout: pixelLayout, depth: layout.depth)
+    }
+
+    /// Renders this image and writes its samples to `base`, laid out as `layout` says (its width and
+    /// height must be this image's): integers are rounded to the nearest level, ties to even, as `save`
+    /// writes them, so the bytes are those of a PNG or TIFF the graph would save; a gray image fills
+    /// more channels with its gray, alpha is 1 where the image has none, one channel of a color image is
+    /// its red, and three drop its alpha.
+    public func copyPixels(to base: UnsafeMutableRawPointer, _ layout: SampleBufferLayout) throws {
+        if let problem = layout.problem { throw ImageError(message: problem) }
+        guard layout.width == width, layout.height == height else {
+            throw ImageError(
+                message: "the buffer is \(layout.width)x\(layout.height), and the image \(width)x\(height)")
+        }
+        guard Int(bitPattern: base) % (layout.depth.bits / 8) == 0 else {
+            throw ImageError(message: "the buffer is not aligned to its \(layout.depth.bits / 8)-byte samples")
+        }
+        let rgba = try pixels()
+        rgba.samples.withUnsafeBufferPointer { samples in
+            guard let source = samples.baseAddress else { return }
+            for y in 0..<height {
+                let from = source + y * width * rgba.channels
+                let row = base + y * layout.rowBytes
+                switch layout.depth {
+                case .uint8:
+                    Samples.encode(
+                        from, channels: rgba.channels, count: width, fileChannels: layout.channels, maxValue: 255,
+                        into: row.assumingMemoryBound(to: UInt8.self))
+                case .uint16:
+                    Samples.encode(
+                        from, channels: rgba.channels, count: width, fileChannels: layout.channels,
+                        maxValue: 65535, into: row.assumingMemoryBound(to: UInt16.self))
+                case .float32:
+                    Samples.encode(
+                        from, channels: rgba.channels, count: width, fileChannels: layout.channels, maxValue: 1,
+                        into: row.assumingMemoryBound(to: Float.self))
+                }
+            }
+        }
+    }
+
+}
