@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraEngine
 import TesseraIO
 import TesseraNodes
+import TesseraTesting
 
 /// The example plugins in Plugins/, built as their READMEs say (make; swift build), loaded through the
 /// C ABI, and held to what every built-in node is held to: the shared verifier, an independent
