@@ -16,7 +16,7 @@ extension NodeVerifier {
     /// why: a sink (it writes files), a required path or string, a combination its own validation refuses.
     /// A node that throws is a ``VerificationFailure/Check/run`` failure.
     ///
-    /// - Cost: about 4 + (choice words) runs of ``check(_:parameters:inputs:)-(NodeDeclaration,_,_)``.
+    /// - Cost: about 4 + (choice words) runs of `check(_:parameters:inputs:)`.
     public func checkCases(of declaration: NodeDeclaration) -> [NodeVerification] {
         if declaration.access == .sink {
             return [
@@ -54,8 +54,8 @@ extension NodeVerifier {
         }
     }
 
-    /// ``checkCases(of:)-(NodeDeclaration)`` for a node type (a built-in, or a node of a plugin written
-    /// with `TesseraPluginSDK`, checked in its own package's tests). A type that breaks the declaration
+    /// `checkCases(of:)` for a node type (a built-in, or a node of a plugin written with
+    /// `TesseraPluginSDK`, checked in its own package's tests). A type that breaks the declaration
     /// rules gives one ``VerificationFailure/Check/declaration`` failure.
     public func checkCases(of type: any Node.Type) -> [NodeVerification] {
         do {
@@ -67,15 +67,15 @@ extension NodeVerifier {
 
     /// Loads the plugin shared library at `path` as the host does (through the C ABI of
     /// `tessera_plugin.h`, whatever language it is written in) and checks each node it declares with
-    /// ``checkCases(of:)-(NodeDeclaration)``.
+    /// `checkCases(of:)`.
     ///
-    /// - Throws: ``PluginError`` when the file does not load as a plugin (see ``Plugin/init(path:)``).
+    /// - Throws: `PluginError` when the file does not load as a plugin (see `Plugin/init(path:)`).
     public func checkPlugin(at path: String) throws(PluginError) -> [NodeVerification] {
         try Plugin(path: path).declarations.flatMap { checkCases(of: $0) }
     }
 
-    /// ``checkCases(of:)-(any Node.Type)``, throwing a ``NodeVerificationError`` with every failure
-    /// found; returns the runs (some perhaps skipped) when there is none.
+    /// `checkCases(of:)`, throwing a ``NodeVerificationError`` with every failure found; returns the
+    /// runs (some perhaps skipped) when there is none.
     ///
     ///     @Test func vignettePassesTheVerifier() throws {
     ///         try NodeVerifier().verifyCases(of: Vignette.self)
@@ -85,7 +85,7 @@ extension NodeVerifier {
         try Self.throwingFailures(checkCases(of: type))
     }
 
-    /// ``checkCases(of:)-(NodeDeclaration)``, throwing a ``NodeVerificationError`` with every failure
+    /// `checkCases(of:)` for a declared node, throwing a ``NodeVerificationError`` with every failure
     /// found.
     @discardableResult
     public func verifyCases(of declaration: NodeDeclaration) throws(NodeVerificationError) -> [NodeVerification] {
@@ -94,7 +94,7 @@ extension NodeVerifier {
 
     /// ``checkPlugin(at:)``, throwing a ``NodeVerificationError`` with every failure found.
     ///
-    /// - Throws: ``PluginError`` when the file does not load as a plugin; ``NodeVerificationError``.
+    /// - Throws: `PluginError` when the file does not load as a plugin; ``NodeVerificationError``.
     @discardableResult
     public func verifyPlugin(at path: String) throws -> [NodeVerification] {
         try Self.throwingFailures(checkPlugin(at: path))
@@ -153,11 +153,11 @@ extension NodeVerifier {
                 guard let bounds = parameter.suggested ?? parameter.range, bounds.lowerBound.isFinite,
                     bounds.upperBound.isFinite
                 else { continue }
-                let value = bounds.lowerBound + Double(random.unit()) * (bounds.upperBound - bounds.lowerBound)
-                let literal: Literal =
-                    parameter.type == .integer
-                    ? .integer(Int(Swift.min(Swift.max(value.rounded(), bounds.lowerBound), bounds.upperBound)))
-                    : .number(value)
+                // Three decimals: short in messages, and still inside the bounds.
+                let picked = bounds.lowerBound + Double(random.unit()) * (bounds.upperBound - bounds.lowerBound)
+                let value = Swift.min(Swift.max((picked * 1000).rounded() / 1000, bounds.lowerBound), bounds.upperBound)
+                let whole = Swift.min(Swift.max(value.rounded(), bounds.lowerBound.rounded(.up)), bounds.upperBound)
+                let literal: Literal = parameter.type == .integer ? .integer(Int(whole)) : .number(value)
                 shaken[parameter.name] = try typed(literal, parameter)
             case .boolean:
                 shaken[parameter.name] = try typed(.bool(parameter.defaultValue != .bool(true)), parameter)

@@ -25,8 +25,8 @@ import TesseraEngine
 /// `verify` throws a ``NodeVerificationError`` listing every failure; `check` returns them as values
 /// (``NodeVerification/failures``), for a harness that reports them its own way. Neither depends on a
 /// test framework. To check a node without choosing its inputs, or every node of a plugin's shared
-/// library, see ``checkCases(of:)-(NodeDeclaration)`` and ``checkPlugin(at:)``; `tessera verify` runs the
-/// latter from the command line.
+/// library, see `checkCases(of:)` and ``checkPlugin(at:)``; `tessera verify` runs the latter from the
+/// command line.
 ///
 /// Runs are deterministic: the same ``seed`` picks the same tilings and regions.
 ///
@@ -58,8 +58,8 @@ public struct NodeVerifier: Sendable {
         try check(type, parameters: parameters, inputs: inputs).outputsIfPassed()
     }
 
-    /// The same checks for a declared node: a node type's, or one of a plugin's (``Plugin/declarations``,
-    /// ``Catalog/declaration(op:)``), run through the plugin ABI as the host runs it.
+    /// The same checks for a declared node: a node type's, or one of a plugin's (`Plugin/declarations`,
+    /// `Catalog/declaration(op:)`), run through the plugin ABI as the host runs it.
     @discardableResult
     public func verify(
         _ declaration: NodeDeclaration, parameters: [String: any ParameterValue] = [:],
@@ -68,8 +68,8 @@ public struct NodeVerifier: Sendable {
         try check(declaration, parameters: parameters, inputs: inputs).outputsIfPassed()
     }
 
-    /// Runs the checks of ``verify(_:parameters:inputs:)-(any Node.Type,_,_)`` and returns every failure
-    /// rather than throwing it. A type that breaks the declaration rules gives a ``VerificationFailure``
+    /// Runs the checks of `verify(_:parameters:inputs:)` and returns every failure rather than throwing
+    /// it. A type that breaks the declaration rules gives a ``VerificationFailure``
     /// (``VerificationFailure/Check/declaration``) and does not run.
     ///
     /// - Throws: the node's own error when it cannot be configured or run, or an output cannot render.
@@ -87,8 +87,8 @@ public struct NodeVerifier: Sendable {
         return try check(declaration, parameters: parameters, inputs: inputs)
     }
 
-    /// Runs the checks of ``verify(_:parameters:inputs:)-(NodeDeclaration,_,_)`` and returns every
-    /// failure rather than throwing it.
+    /// Runs the checks of `verify(_:parameters:inputs:)` for a declared node and returns every failure
+    /// rather than throwing it.
     ///
     /// - Throws: the node's own error when it cannot be configured or run, or an output cannot render.
     public func check(
@@ -146,10 +146,9 @@ public struct NodeVerifier: Sendable {
     {
         var failures: [VerificationFailure] = []
         for _ in 0..<tilings {
-            let (tiled, tiles) = try renderTiledWithTiles(image, random: &random)
+            let (tiled, tiles, size) = try renderTiledWithTiles(image, random: &random)
             guard let difference = Difference(whole, tiled) else { continue }
             let tile = tiles.first { $0.contains(x: difference.sample.x, y: difference.sample.y) } ?? image.extent
-            let size = tiles.first.map { "\($0.width)x\($0.height)" } ?? "?"
             failures.append(
                 context.failure(
                     .tiling, region: tile, difference: difference,
@@ -186,16 +185,19 @@ public struct NodeVerifier: Sendable {
 
     // MARK: Rendering
 
-    func renderTiledWithTiles(_ image: Image, random: inout SplitMix) throws -> (buffer: PixelBuffer, tiles: [Rect]) {
-        let width = 1 + Int(random.next() % UInt64(Swift.max(1, image.width)))
-        let height = 1 + Int(random.next() % UInt64(Swift.max(1, image.height)))
-        var tiles = image.extent.tiles(width: Swift.min(width, 97), height: Swift.min(height, 97))
+    /// The tiled render, its tiles in the order rendered, and the tile size in words (`13x40`).
+    func renderTiledWithTiles(_ image: Image, random: inout SplitMix) throws
+        -> (buffer: PixelBuffer, tiles: [Rect], size: String)
+    {
+        let width = Swift.min(1 + Int(random.next() % UInt64(Swift.max(1, image.width))), 97)
+        let height = Swift.min(1 + Int(random.next() % UInt64(Swift.max(1, image.height))), 97)
+        var tiles = image.extent.tiles(width: width, height: height)
         for i in tiles.indices.reversed() where i > 0 {
             tiles.swapAt(i, Int(random.next() % UInt64(i + 1)))
         }
         var result = PixelBuffer(region: image.extent, channels: image.channels, value: .nan)
         for tile in tiles { result.copy(from: try image.pixels(in: tile)) }
-        return (result, tiles)
+        return (result, tiles, "\(width)x\(height)")
     }
 
     /// Renders `region` through the kernel directly, handing it input buffers larger than it declared

@@ -12,7 +12,7 @@ public struct VerificationFailure: Error, Sendable, CustomStringConvertible {
     public enum Check: String, Sendable, CaseIterable {
         /// The node type breaks the declaration rules: a default outside its parameter's range (or that
         /// its type refuses), a stored property that is no parameter or input, a parameter without a doc
-        /// sentence. A plugin's catalog breaking them does not load (``PluginError``).
+        /// sentence. A plugin's catalog breaking them does not load (`PluginError`).
         case declaration
         /// The node threw when run with the verifier's parameters and inputs.
         case run
@@ -122,7 +122,7 @@ public struct NodeVerification: Sendable {
     public var passed: Bool { failures.isEmpty }
 }
 
-/// What ``NodeVerifier/verify(_:parameters:inputs:)`` and the other `verify` methods throw when a node
+/// What `NodeVerifier.verify(_:parameters:inputs:)` and the other `verify` methods throw when a node
 /// breaks a rule: every failure found, one per line in its ``description``.
 public struct NodeVerificationError: Error, Sendable, CustomStringConvertible {
     public var failures: [VerificationFailure]
