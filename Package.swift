@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "Tessera",
+                "Tessera", "TesseraTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
