@@ -66,8 +66,8 @@ build: deps
 # (and to the Swift of Examples/ and Plugins/).
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/Embedding \
-		Plugins/Vignette/Sources Plugins/Vignette/Package.swift Plugins/Vision/Sources Plugins/Vision/Package.swift \
-		Fuzz/Sources Fuzz/Package.swift
+		Plugins/Vignette/Sources Plugins/Vignette/Tests Plugins/Vignette/Package.swift \
+		Plugins/Vision/Sources Plugins/Vision/Package.swift Fuzz/Sources Fuzz/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
 # README's node list. A test fails when the committed copies are stale.

@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "tessera", targets: ["TesseraCLI"]),
         // What a plugin package depends on to write nodes in Swift (Plugins/Vignette).
         .library(name: "TesseraPluginSDK", targets: ["TesseraPluginSDK"]),
+        // The node verifier, for the tests of built-in and plugin nodes alike (and `tessera verify`).
+        .library(name: "TesseraTesting", targets: ["TesseraTesting"]),
         // The C API (Sources/CTessera/include/tessera.h) as a shared library; `make libtessera` names it
         // libtessera.so (SwiftPM calls it libTesseraC.so: the name tessera is the executable's).
         .library(name: "TesseraC", type: .dynamic, targets: ["TesseraC"]),
@@ -64,12 +66,15 @@ let package = Package(
         // MARK: The Swift plugin SDK: nodes written as built-ins, exported through the C plugin ABI
         .target(name: "TesseraPluginSDK", dependencies: ["TesseraCore", "TesseraEngine", "CTesseraPlugin"]),
 
+        // MARK: The node verifier: no test framework in it, so any test runner (or the CLI) can use it
+        .target(name: "TesseraTesting", dependencies: ["TesseraCore", "TesseraEngine"]),
+
         // MARK: Embedding API and command line
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "Tessera",
+                "Tessera", "TesseraTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -86,7 +91,7 @@ let package = Package(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO"],
+            name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO", "TesseraTesting"],
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
         .testTarget(

@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// A Tessera plugin in Swift: `swift build -c release` makes .build/release/libvignette.so.
+// A Tessera plugin in Swift: `swift build -c release` makes .build/release/libvignette.so; `swift test`
+// checks its nodes with the node verifier.
 let package = Package(
     name: "Vignette",
     products: [
@@ -13,7 +14,11 @@ let package = Package(
         .package(name: "Tessera", path: "../..")
     ],
     targets: [
-        .target(name: "Vignette", dependencies: [.product(name: "TesseraPluginSDK", package: "Tessera")])
+        .target(name: "Vignette", dependencies: [.product(name: "TesseraPluginSDK", package: "Tessera")]),
+        // `swift test`: the nodes through the node verifier every built-in passes (TesseraTesting).
+        .testTarget(
+            name: "VignetteTests",
+            dependencies: ["Vignette", .product(name: "TesseraTesting", package: "Tessera")]),
     ],
     swiftLanguageModes: [.v6]
 )

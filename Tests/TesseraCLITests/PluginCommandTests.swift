@@ -226,6 +226,36 @@ import TesseraIO
         }
     }
 
+    /// `tessera verify`: the node verifier (TesseraTesting) for a plugin's author, whatever the plugin's
+    /// language. A plugin that keeps the rules passes, one line per run; one that reads outside its
+    /// declared region, or cannot render, fails with status 1 and says where.
+    @Test func verifyHoldsAPluginsNodesToTheRules() throws {
+        try withTemporaryFolder { folder in
+            let sobel = try Self.sobel(in: folder)
+            let good = try CLI.run(["verify", sobel])
+            #expect(good.status == 0 && good.stderr.isEmpty)
+            let lines = good.stdout.split(separator: "\n")
+            #expect(lines.prefix(2) == ["ok      sobel (input: 61x47 rgba)", "ok      sobel (input: 53x41 gray)"])
+            #expect(lines.count == 4 && lines[2].hasPrefix("ok      sobel (scale: "), "\(good.stdout)")
+            #expect(lines.last == "1 node, 3 runs: every rule kept")
+
+            let leaky = try CLI.run(["verify", try Self.broken(["-DREADS_RIGHT"], as: "libleaky.so", in: folder)])
+            #expect(leaky.status == 1 && !leaky.signaled)
+            #expect(leaky.stdout.hasPrefix("FAILED  halve (input: 61x47 rgba)\n"), "\(leaky.stdout)")
+            #expect(
+                leaky.stdout.contains(
+                    "  - halve.output (input: 61x47 rgba): reads outside the input region it declares: "))
+            #expect(leaky.stdout.contains("1 node, 2 runs: ") && leaky.stdout.hasSuffix(" failures\n"))
+
+            let failing = try CLI.run(["verify", try Self.broken(["-DFAIL_RENDER"], as: "libfail.so", in: folder)])
+            #expect(failing.status == 1)
+            #expect(failing.stdout.contains("halve (input: 61x47 rgba): it threw: "), "\(failing.stdout)")
+
+            let unknown = try CLI.run(["verify", sobel, "--node", "blur"])
+            #expect(unknown.status == 1 && unknown.stderr == "Error: the plugins declare no node named 'blur'\n")
+        }
+    }
+
     /// The working variant of the test plugin halves every sample: checked against the photo's samples.
     @Test func aPluginNodeComputesWhatItSays() throws {
         try withTemporaryFolder { folder in

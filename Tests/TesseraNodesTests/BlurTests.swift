@@ -2,6 +2,7 @@ import Testing
 import TesseraCore
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// gaussianBlur against SciPy's `gaussian_filter` (truncate 4; Scripts/make-blur-fixtures.py), on crops
 /// of the example photo with 8-bit values. The tolerance is the node's promise on photos: a mean absolute

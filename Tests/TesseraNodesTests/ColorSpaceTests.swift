@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraIO
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// `colorSpace` against Little CMS's own tool and libvips (Scripts/make-color-fixtures.sh): a Display P3
 /// image of saturated hues, converted to sRGB and written as 8 bits, is within 1/255 of `tificc` with

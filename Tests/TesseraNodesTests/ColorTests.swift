@@ -1,6 +1,7 @@
 import Testing
 import TesseraCore
 @testable import TesseraNodes
+import TesseraTesting
 
 /// Color nodes against OpenCV (Scripts/make-node-fixtures.py). Tolerance 1e-5: both sides compute in
 /// Float32 from the same 8-bit inputs, only the order of operations differs.

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraIO
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// A mask and what OpenCV 4.6 found on it (Scripts/make-contour-fixtures.py).
 struct ContourFixture {

@@ -3,6 +3,7 @@ import Testing
 import TesseraCore
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// drawBoxes against point-sampled coverage (Scripts/make-box-fixtures.py), and its edge cases.
 @Suite struct DrawBoxesTests {

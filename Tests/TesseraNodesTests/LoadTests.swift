@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraIO
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// `load`'s shrink against references made by Pillow 9.4 with Debian's libjpeg-turbo 2.1.5, the
 /// library Tessera links (Scripts/make-shrink-fixtures.py): a 203x149 crop of the example photo at its
@@ -22,8 +23,7 @@ import TesseraIO
     ) throws -> Image {
         let path = FilePath(written: file, resolved: file.hasPrefix("/") ? file : Fixtures.path(file))
         let outputs = try verifier.verify(
-            Load.self, parameters: ["path": path, "shrink": shrink, "keepOrientation": keepOrientation],
-            sourceLocation: sourceLocation)
+            Load.self, parameters: ["path": path, "shrink": shrink, "keepOrientation": keepOrientation])
         return try #require(outputs["output"], sourceLocation: sourceLocation).image()
     }
 

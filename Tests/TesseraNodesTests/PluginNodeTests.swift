@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraEngine
 import TesseraIO
 import TesseraNodes
+import TesseraTesting
 
 /// The example plugins in Plugins/, built as their READMEs say (make; swift build), loaded through the
 /// C ABI, and held to what every built-in node is held to: the shared verifier, an independent
@@ -30,12 +31,13 @@ import TesseraNodes
     /// The plugins, built once per test run and one after another (the Swift ones take a while: each
     /// compiles its own copy of Tessera's modules, and two SwiftPM builds of packages depending on this
     /// one must not run at once), with the built-ins. Vision's `make` also fetches its pinned runtime.
+    /// Vignette's own tests are built here too (about 10 s more), and run by `vignettesOwnTestsPass`.
     static let built: Result<Catalog, any Error> = Result {
         let sobel = repository.appendingPathComponent("Plugins/Sobel")
         if let failure = try shell(["make"], in: sobel) { throw BuildFailure(text: "make: " + failure) }
         let vignette = repository.appendingPathComponent("Plugins/Vignette")
-        if let failure = try shell(["swift", "build"], in: vignette) {
-            throw BuildFailure(text: "swift build: " + failure)
+        if let failure = try shell(["swift", "build", "--build-tests"], in: vignette) {
+            throw BuildFailure(text: "swift build --build-tests: " + failure)
         }
         let vision = repository.appendingPathComponent("Plugins/Vision")
         if let failure = try shell(["make", "--no-print-directory"], in: vision) {
@@ -168,6 +170,34 @@ import TesseraNodes
         let got = try ImageFile.load(path: target).1.pixels()
         let worst = zip(got.samples, expected.samples).map { abs($0 - $1) }.max() ?? 1
         #expect(got.region == expected.region && worst <= 0.5 / 255 + 1e-4, "largest difference \(worst * 255) levels")
+    }
+
+    // MARK: The plugins' own checks, as their authors run them
+
+    /// `make -C Plugins/Sobel test`: `tessera verify` (TesseraTesting's verifier through the command line,
+    /// for a plugin without Swift tests) on the C plugin, with the `tessera` built beside these tests.
+    @Test func sobelsMakeTestPasses() throws {
+        _ = try Self.catalog()  // the plugin is built
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+        ]
+        let tessera = try #require(
+            candidates.map { $0.appendingPathComponent("tessera").path }
+                .first { FileManager.default.isExecutableFile(atPath: $0) },
+            "the tessera executable is built beside the tests")
+        let sobel = Self.repository.appendingPathComponent("Plugins/Sobel")
+        let failure = try Self.shell(["make", "--no-print-directory", "test", "TESSERA=\(tessera)"], in: sobel)
+        #expect(failure == nil, "make test: \(failure ?? "")")
+    }
+
+    /// `cd Plugins/Vignette && swift test`: the Swift plugin's own tests, which use TesseraTesting as any
+    /// plugin package would (built with the plugin, above).
+    @Test func vignettesOwnTestsPass() throws {
+        _ = try Self.catalog()  // the plugin and its tests are built
+        let vignette = Self.repository.appendingPathComponent("Plugins/Vignette")
+        let failure = try Self.shell(["swift", "test", "--skip-build"], in: vignette)
+        #expect(failure == nil, "swift test: \(failure ?? "")")
     }
 
     // MARK: References, written from the operators' definitions in Double

@@ -2,6 +2,7 @@ import Testing
 import TesseraCore
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// Resize against Pillow's `Image.resize` on float images, one channel at a time
 /// (Scripts/make-resize-fixtures.py). Pillow computes weights and sums in Double and rounds to Float32
@@ -30,7 +31,7 @@ import TesseraCore
         var inputs: [String: NodeValue] = ["input": .image(image)]
         if let like { inputs["like"] = .image(like) }
         let outputs = try verifier.verify(
-            Resize.self, parameters: parameters, inputs: inputs, sourceLocation: sourceLocation)
+            Resize.self, parameters: parameters, inputs: inputs)
         return try #require(outputs["output"], sourceLocation: sourceLocation).image()
     }
 
@@ -134,7 +135,7 @@ import TesseraCore
         print("resize without antialiasing \(width)x\(height): max \(diff.max) from OpenCV")
         #expect(diff.max <= 1e-6, "max \(diff.max)")
         var random = SplitMix(seed: 7)
-        #expect(sameBits(try verifier.renderTiled(shrunk, random: &random), whole))
+        #expect(try verifier.renderTiled(shrunk, random: &random).hasSameBits(as: whole))
     }
 
     // MARK: Sizing
@@ -162,7 +163,7 @@ import TesseraCore
     @Test func sameSizeIsTheInputItself() throws {
         let photo = TestImages.rgba()
         let output = try resized(photo, ["width": photo.width, "height": photo.height])
-        #expect(sameBits(try output.pixels(), try photo.pixels()))
+        #expect(try output.pixels().hasSameBits(as: try photo.pixels()))
     }
 
     /// Each way of asking for two sizes, or none, and the problem it gives: in validation where the

@@ -3,6 +3,7 @@ import Testing
 import TesseraCore
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// The saliency node: attention against OpenCV contrib (Scripts/make-saliency-fixtures.py), objectness
 /// against the true objects of synthetic scenes (Scripts/make-saliency-scenes.py), and the boxes
@@ -15,7 +16,7 @@ import TesseraCore
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws -> (heatmap: Image, boxes: [Box]) {
         let outputs = try verifier.verify(
-            Saliency.self, parameters: parameters, inputs: ["input": .image(image)], sourceLocation: sourceLocation)
+            Saliency.self, parameters: parameters, inputs: ["input": .image(image)])
         let heatmap = try #require(outputs["heatmap"], sourceLocation: sourceLocation).image()
         guard case .boxes(let boxes) = outputs["boxes"] else {
             Issue.record("no boxes output", sourceLocation: sourceLocation)

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraIO
 @testable import TesseraEngine
 @testable import TesseraNodes
+import TesseraTesting
 
 /// The `thumbnail` node: its sizing (tables), its choice of DCT shrink, and its pixels against the same
 /// pipeline in Pillow (Scripts/make-shrink-fixtures.py: a 203x149 JPEG of the example photo).
@@ -16,7 +17,7 @@ import TesseraIO
     ) throws -> Image {
         var parameters = parameters
         parameters["path"] = FilePath(written: file, resolved: file.hasPrefix("/") ? file : Fixtures.path(file))
-        let outputs = try verifier.verify(Thumbnail.self, parameters: parameters, sourceLocation: sourceLocation)
+        let outputs = try verifier.verify(Thumbnail.self, parameters: parameters)
         return try #require(outputs["output"], sourceLocation: sourceLocation).image()
     }
 

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraEngine
 import TesseraIO
 import TesseraNodes
+import TesseraTesting
 
 /// The Vision plugin's hands and text (Plugins/Vision, built by PluginNodeTests.built), held to the same
 /// models run by their own Python packages: MediaPipe 0.10.21's hands solution

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraEngine
 import TesseraIO
 import TesseraNodes
+import TesseraTesting
 
 /// The Vision plugin (Plugins/Vision), built by its Makefile (which fetches its pinned runtime; see
 /// PluginNodeTests.built), loaded

@@ -10,6 +10,7 @@
  *   -DEMPTY_OUTPUT   makes an output of no pixels
  *   -DCRASH_RENDER   crashes (writes through NULL) rendering below row 256, once a file is being written
  *   -DEXIT_RENDER    calls exit(0) there instead
+ *   -DREADS_RIGHT    reads each pixel's right-hand neighbour, which its input region does not declare
  * and otherwise declares a working point node `halve` that halves every sample.
  */
 #include <stdio.h>
@@ -101,8 +102,13 @@ static int32_t render(const tessera_instance *instance, tessera_buffer *output, 
         for (int64_t i = 0; i < output->region.width * output->channels; i++) {
             int64_t sy = y + output->region.y - in->region.y;
             int64_t sx = output->region.x - in->region.x;
+            int64_t next = 0;
+#ifdef READS_RIGHT
+            /* The next pixel of the buffer's row, when it has one: past the declared region's edge. */
+            if (output->region.x + i / output->channels + 1 < in->region.x + in->region.width) next = in->channels;
+#endif
             output->samples[y * output->region.width * output->channels + i] =
-                in->samples[(sy * in->region.width + sx) * in->channels + i] * 0.5f;
+                in->samples[(sy * in->region.width + sx) * in->channels + i + next] * 0.5f;
         }
     }
     return TESSERA_OK;
