@@ -66,10 +66,12 @@ let package = Package(
 
         // MARK: Embedding API and command line
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
+        // The executable's signal handlers: process-wide state, so the program's, never the library's.
+        .target(name: "CTesseraSignals", dependencies: ["CImageShims"]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "Tessera",
+                "Tessera", "CTesseraSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
