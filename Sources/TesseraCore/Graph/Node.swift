@@ -125,7 +125,7 @@ public struct ValidationContext: Sendable {
     }
 }
 
-/// A problem with a node's parameters, found by ``Node/validate()``.
+/// A problem with a node's parameters, found by ``ConfiguredNode/validate()``.
 public struct NodeProblem: Error, Sendable, Equatable {
     /// The parameter whose position the message points at.
     public var parameter: String
