@@ -14,7 +14,8 @@ SWIFT ?= swift
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
-.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera python fuzz asan tsan cluster-test
+.PHONY: demo demo-vision test deps test-deps build lint docs clean libtessera python fuzz asan tsan cluster-test \
+	api-check api-list api-docs
 
 # Coverage-guided fuzzing (libFuzzer, AddressSanitizer) of graph files and the decoders: Fuzz/ and
 # Scripts/fuzz.sh. `make fuzz` runs each campaign FUZZ_SECONDS; `make test` runs each briefly, so the
@@ -41,6 +42,7 @@ demo-vision: deps
 
 test: test-deps lint
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory cluster-test
 	@echo "Fuzzing each target briefly (make fuzz runs them longer):"
 	Scripts/fuzz.sh $(FUZZ_CHECK_SECONDS)
@@ -77,6 +79,30 @@ docs: build
 	$$bin schema > tessera.schema.json && \
 	$$bin nodes --markdown > Docs/Nodes.md && \
 	python3 Scripts/update-readme-nodes.py
+
+# The public Swift API, one line per symbol, in Docs/API/public-symbols.txt (Scripts/api-symbols.py reads
+# the built modules): api-check fails while the built API differs from the committed list, so an API
+# change is a visible diff; api-list rewrites the list.
+api-check:
+	$(SWIFT) build --target Tessera
+	$(SWIFT) build --target TesseraPluginSDK
+	$(SWIFT) build --target TesseraTesting
+	python3 Scripts/api-symbols.py --check
+
+api-list:
+	$(SWIFT) build --target Tessera
+	$(SWIFT) build --target TesseraPluginSDK
+	$(SWIFT) build --target TesseraTesting
+	python3 Scripts/api-symbols.py > Docs/API/public-symbols.txt
+
+# The embedding API's DocC (Sources/Tessera/Tessera.docc), in .build/plugins/Swift-DocC/outputs/. SwiftPM's
+# symbol extraction leaves out the modules `Tessera` re-exports, so the script extracts them and DocC
+# reads that graph instead; any warning (an unresolved link) fails.
+api-docs:
+	$(SWIFT) build --target Tessera
+	python3 Scripts/api-symbols.py --graphs .build/api-symbol-graphs
+	$(SWIFT) package generate-documentation --target Tessera --additional-symbol-graph-dir .build/api-symbol-graphs \
+		--warnings-as-errors
 
 # The C API as out/lib/libtessera.so with its header out/include/tessera.h (Examples/Python uses it).
 libtessera: deps

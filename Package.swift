@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // 5.x, not 6.x: 6.x stops at the first duplicate key, and graph validation reports them all.
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        // `swift package generate-documentation --target Tessera` (make api-docs): the embedding API's DocC.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: System libraries (headers and link flags from pkg-config)
@@ -71,10 +73,12 @@ let package = Package(
 
         // MARK: Embedding API and command line
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
+        // The executable's signal handlers: process-wide state, so the program's, never the library's.
+        .target(name: "CTesseraSignals", dependencies: ["CImageShims"]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "Tessera", "TesseraTesting",
+                "Tessera", "TesseraTesting", "CTesseraSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -5,7 +5,7 @@ import TesseraIO
 extension Graph {
     /// What a run of this graph gave, as one JSON object: the files its nodes wrote and the value of
     /// every result (``unreadValues``: the outputs that are not images and that no node's input reads),
-    /// each as its kind's JSON (``ValueFile/json(_:)``, the schemas in `Docs/schemas/`); the object's
+    /// each as its kind's JSON (the schemas in `Docs/schemas/`); the object's
     /// schema is `Docs/schemas/run.schema.json`.
     ///
     ///     {"files": ["out/crop.png"],
@@ -21,7 +21,7 @@ extension Graph {
     }
 
     /// The results of a run (``unreadValues`` whose nodes ran), each as its kind's JSON, in graph order.
-    public func resultValues(of report: RunReport) -> [(name: String, json: String)] {
+    package func resultValues(of report: RunReport) -> [(name: String, json: String)] {
         unreadValues.compactMap { name in
             guard let value = report.values[name], let json = ValueJSON.encode(value) else { return nil }
             return (name, json.trimmingSuffix("\n"))
@@ -30,7 +30,7 @@ extension Graph {
 
     /// The value of output `name` (`heat.boxes`, or `heat` for a node's first output) after a run, as
     /// its kind's JSON; nil, with the reason, when there is none.
-    public func valueJSON(_ name: String, of report: RunReport) -> Result<String, ValueLookupError> {
+    package func valueJSON(_ name: String, of report: RunReport) -> Result<String, ValueLookupError> {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         guard let nodeName = parts.first, let node = node(named: nodeName) else {
             return .failure(ValueLookupError("the graph has no node '\(name.prefix { $0 != "." })'"))
@@ -55,8 +55,8 @@ extension Graph {
 }
 
 /// Why an output's value could not be given.
-public struct ValueLookupError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct ValueLookupError: Error, Sendable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -282,18 +282,18 @@ final class Interrupt {
     private let timer: any DispatchSourceTimer
 
     init(cancelling cancellation: Cancellation) {
-        FileSystem.catchInterrupts()
+        Signals.catchInterrupts()
         timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now(), repeating: .milliseconds(20))
         timer.setEventHandler {
-            if FileSystem.interrupted { cancellation.cancel() }
+            if Signals.interrupted { cancellation.cancel() }
         }
         timer.resume()
     }
 
     func stop() {
         timer.cancel()
-        FileSystem.removeTemporaryFilesOnInterrupt()
+        Signals.removeTemporaryFilesOnInterrupt()
     }
 }
 

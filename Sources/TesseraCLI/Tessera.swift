@@ -18,7 +18,7 @@ struct TesseraCommand: ParsableCommand {
         // A file over `ulimit -f`: write fails with EFBIG ("File too large"), reported as any write error
         // and its temporary file removed, instead of the signal killing the process mid-write.
         signal(SIGXFSZ, SIG_IGN)
-        FileSystem.removeTemporaryFilesOnInterrupt()
+        Signals.removeTemporaryFilesOnInterrupt()
         do {
             var command = try parseAsRoot()
             try command.run()

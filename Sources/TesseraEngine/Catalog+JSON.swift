@@ -3,7 +3,7 @@ import TesseraCore
 
 extension Catalog {
     /// The catalog as JSON (`tessera nodes --json`): every node with its ports and parameters.
-    public var json: String {
+    package var json: String {
         JSON.text(["tessera": "node catalog", "nodes": declarations.map(\.jsonObject)])
     }
 }
@@ -28,7 +28,7 @@ extension NodeDeclaration {
 extension ParameterDeclaration {
     /// A short machine name for the type: number, integer, boolean, string, choice, path, outputPath,
     /// numbers, rect, numberOrAuto, ratio.
-    public var typeKeyword: String {
+    package var typeKeyword: String {
         switch type {
         case .number: "number"
         case .integer: "integer"

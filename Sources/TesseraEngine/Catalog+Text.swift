@@ -2,7 +2,7 @@ import TesseraCore
 
 extension Catalog {
     /// `tessera nodes`: one line per node (name, access pattern, summary).
-    public var table: String {
+    package var table: String {
         let width = max(4, declarations.map(\.op.count).max() ?? 0)
         let accessWidth = AccessPattern.allCases.map(\.rawValue.count).max() ?? 0
         func row(_ op: String, _ access: String, _ summary: String) -> String {
@@ -17,7 +17,7 @@ extension Catalog {
     }
 
     /// The node list as a Markdown table, for the README.
-    public var markdownTable: String {
+    package var markdownTable: String {
         var lines = ["| node | access | what it does |", "|---|---|---|"]
         for declaration in declarations {
             lines.append(
@@ -28,7 +28,7 @@ extension Catalog {
     }
 
     /// `Docs/Nodes.md`: every node's summary, ports, parameters and example.
-    public var markdown: String {
+    package var markdown: String {
         var text = """
             # Nodes
 
@@ -82,7 +82,7 @@ extension NodeDeclaration {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public var markdown: String {
+    package var markdown: String {
         var lines = [
             "## \(op)", "", info.summary, "", "Access: `\(info.access.rawValue)` (\(info.access.summary)).", "",
         ]

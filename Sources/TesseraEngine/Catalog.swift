@@ -113,7 +113,7 @@ public struct NodeDeclaration: Sendable {
     }
 
     /// `literal` read, type-checked and range-checked as parameter `name` declares.
-    public func typedValue(_ literal: Literal, parameter name: String, context: ParameterContext)
+    package func typedValue(_ literal: Literal, parameter name: String, context: ParameterContext)
         throws(ParameterProblem) -> any ParameterValue
     {
         guard let field = parameterFields[name] else { throw ParameterProblem("\(op) has no parameter '\(name)'") }
@@ -171,5 +171,5 @@ public struct Catalog: Sendable {
 
 extension Catalog {
     /// The op name closest to a mistyped one, if any is close.
-    public func suggestion(for op: String) -> String? { Suggestion.nearest(to: op, in: ops) }
+    package func suggestion(for op: String) -> String? { Suggestion.nearest(to: op, in: ops) }
 }

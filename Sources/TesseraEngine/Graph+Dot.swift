@@ -7,7 +7,7 @@ extension Graph {
     /// The graph in Graphviz's language, with `plan` shown on it when given: each image's decision
     /// under its node (kept whole nodes filled), a source decoded smaller (shrink-on-load), and each
     /// pass numbered on its node.
-    public func dot(plan: RenderPlan?) -> String {
+    package func dot(plan: RenderPlan?) -> String {
         var lines = [
             "digraph \(Self.quoted(file)) {", "    rankdir=LR;", "    node [shape=box, fontname=\"Helvetica\"];",
             "    edge [fontname=\"Helvetica\", fontsize=10];",

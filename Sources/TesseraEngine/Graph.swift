@@ -20,12 +20,12 @@ public struct GraphNode: Sendable {
     public var location: SourceLocation
     public var declaration: NodeDeclaration
     /// Connected inputs, by input name.
-    public var inputs: [String: PortReference]
+    package var inputs: [String: PortReference]
     /// The parameters the graph or the command line sets, by name; the others keep their defaults.
-    public var parameters: [String: ParameterSetting]
+    package var parameters: [String: ParameterSetting]
 
     /// Every reference this node reads: its inputs, then parameters taken from upstream outputs.
-    public var references: [PortReference] {
+    package var references: [PortReference] {
         let fromParameters = parameters.keys.sorted().compactMap { name -> PortReference? in
             if case .upstream(let reference) = parameters[name]?.source { return reference }
             return nil
@@ -35,31 +35,31 @@ public struct GraphNode: Sendable {
 }
 
 /// An output of another node: `photo` (its first output) or `heat.boxes`.
-public struct PortReference: Sendable, Equatable {
-    public var node: String
+package struct PortReference: Sendable, Equatable {
+    package var node: String
     /// The output's name, filled in when the reference names only the node.
-    public var port: String
+    package var port: String
     /// True when the file names the port (`heat.boxes`), false for a bare node name.
-    public var namesPort: Bool
-    public var location: SourceLocation
+    package var namesPort: Bool
+    package var location: SourceLocation
 
     /// `node` or `node.port`, as written.
-    public var text: String { namesPort ? "\(node).\(port)" : node }
+    package var text: String { namesPort ? "\(node).\(port)" : node }
 }
 
 /// A parameter's value in a graph: written there (or with `--set`), or taken from an upstream output.
-public struct ParameterSetting: Sendable {
-    public enum Source: Sendable {
+package struct ParameterSetting: Sendable {
+    package enum Source: Sendable {
         case value(any ParameterValue)
         case upstream(PortReference)
     }
 
-    public var source: Source
+    package var source: Source
     /// Where the value is written (for `--set`, the option).
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// The value as written, for `tessera dot`.
-    public var text: String {
+    package var text: String {
         switch source {
         case .value(let value): value.literal.text
         case .upstream(let reference): "from \(reference.text)"
@@ -118,7 +118,7 @@ extension Graph {
     }
 
     /// The text of the graph file at `path`, or the error naming it.
-    public static func text(ofFile path: String) throws(GraphErrors) -> String {
+    package static func text(ofFile path: String) throws(GraphErrors) -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {

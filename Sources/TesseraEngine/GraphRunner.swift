@@ -1,15 +1,51 @@
 @_exported import TesseraScheduler
 import TesseraCore
 
-/// A node failed while the graph ran.
+/// A node failed while the graph ran, or the run was cancelled: where the node is written, which node,
+/// and the error itself.
+///
+///     do {
+///         try graph.run()
+///     } catch {
+///         print(error)  // graph.yaml:7:3: error: save node 'out': out/a.png: cannot write: ...
+///         if error.isCancellation { ... }  // stopped by its Cancellation, not failed
+///         if let imageError = error.cause as? ImageError { ... }  // the file, and what went wrong
+///     }
 public struct RunError: Error, Sendable, CustomStringConvertible {
-    /// Where the failing node is written.
+    /// Where the failing node is written (or the graph's file, when no node is at fault).
     public var location: SourceLocation
+    /// The failing node's name.
     public var node: String
+    /// The failing node's op.
     public var op: String
-    public var message: String
+    /// What went wrong, as it was thrown: an ``ImageError`` (a file, with its path), a ``NodeProblem``
+    /// (a parameter), a ``PluginError``, Swift's `CancellationError` for a cancelled run, or the error a
+    /// node's own code threw. Errors of the run itself (no such node, an image over the output limit)
+    /// are ``RunError/Problem``.
+    public var cause: any Error
+
+    /// An error of the run itself rather than of a node's code: its message says it all.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// The cause in words, as ``description`` shows it after the node: `interrupted` for a cancelled run.
+    public var message: String { Graph.describe(cause) }
+
     /// The run was stopped (``Cancellation``), not failed.
-    public var isCancellation = false
+    public var isCancellation: Bool { cause is CancellationError }
+
+    public init(location: SourceLocation, node: String, op: String, cause: any Error) {
+        self.location = location
+        self.node = node
+        self.op = op
+        self.cause = cause
+    }
+
+    package init(location: SourceLocation, node: String, op: String, message: String) {
+        self.init(location: location, node: node, op: op, cause: Problem(message))
+    }
 
     /// `FILE:LINE:COLUMN: error: save node 'out': MESSAGE`; without the node when there is none (`op`
     /// empty: a name the graph does not have).
@@ -21,7 +57,7 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 extension Graph {
     /// The nodes a run needs: the sinks (nodes without outputs) and every node they read, directly or
     /// not. A node whose output nothing reads does not run, as in any demand-driven pipeline.
-    public var neededNodes: [GraphNode] { neededNodes(keeping: [], supplied: []) }
+    package var neededNodes: [GraphNode] { neededNodes(keeping: [], supplied: []) }
 
     /// The outputs that are results rather than intermediate values: every output that is not an image
     /// and that no node's input reads, as `node.port` (an analysis whose boxes nothing draws). A parameter
@@ -174,7 +210,7 @@ extension Graph {
     /// The plan for a run with these arguments (see ``run(options:supplying:keeping:)``), made as the
     /// run makes it: the sources are opened (their headers read, no pixels) to learn their sizes and
     /// kinds. `tessera run --plan` prints it.
-    public func plan(
+    package func plan(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RenderPlan {
         let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
@@ -255,12 +291,9 @@ extension Graph {
         if let failure = error as? RenderFailure {
             let source = nodes.first { $0.name == failure.node } ?? node
             return RunError(
-                location: source.location, node: source.name, op: source.declaration.op,
-                message: describe(failure.error))
+                location: source.location, node: source.name, op: source.declaration.op, cause: failure.error)
         }
-        return RunError(
-            location: node.location, node: node.name, op: node.declaration.op, message: describe(error),
-            isCancellation: error is CancellationError || error is _Concurrency.CancellationError)
+        return RunError(location: node.location, node: node.name, op: node.declaration.op, cause: error)
     }
 
     /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
@@ -322,6 +355,7 @@ extension Graph {
     }
 
     static func describe(_ error: any Error) -> String {
+        if error is CancellationError { return "interrupted" }
         if let error = error as? ImageError { return error.description }
         if let error = error as? NodeProblem { return "\(error.parameter): \(error.message)" }
         return "\(error)"

@@ -6,7 +6,7 @@ extension NodeDeclaration {
     /// Swift writes a `Decodable` initializer for every node type that decodes each wrapper under its
     /// property's name; the decoder below hands it the configured wrappers. This is how the engine sets
     /// properties it only knows by name, without a line of code in the node.
-    public func instantiate(parameters: [String: any ParameterValue], inputs: [String: NodeValue]) throws
+    package func instantiate(parameters: [String: any ParameterValue], inputs: [String: NodeValue]) throws
         -> any ConfiguredNode
     {
         let type: any Node.Type

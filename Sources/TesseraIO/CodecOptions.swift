@@ -93,13 +93,13 @@ public struct DecodeOptions: Sendable {
     }
 
     /// Bytes in binary units, as `--max-memory` reads them: "512 B", "3.5 MiB", "7.8 GiB".
-    public static func describe(bytes: Int) -> String {
+    package static func describe(bytes: Int) -> String {
         describeBytes(bytes)
     }
 
     /// Reads a byte count as `--max-memory` and the `load` node take it: a number of bytes, or one with
     /// a binary suffix (`512M`, `2G`, `2GiB`, `1.5g`). Nil when the text is none of these.
-    public static func parseBytes(_ text: String) -> Int? {
+    package static func parseBytes(_ text: String) -> Int? {
         var number = text.filter { !$0.isWhitespace }.lowercased()
         for suffix in ["ib", "b"] where number.hasSuffix(suffix) && number.count > suffix.count {
             number.removeLast(suffix.count)
@@ -136,11 +136,11 @@ public struct EncodeOptions: Sendable {
     /// PNG zlib level, 0 (none, fastest) ... 9 (smallest).
     public var pngLevel: Int = 6
     public var tiffCompression: TIFFCompression = .none
-    /// TIFF tile side in pixels (a multiple of 16, at most ``largestTile``); nil writes strips. A tile
+    /// TIFF tile side in pixels (a multiple of 16, at most 4096); nil writes strips. A tile
     /// larger than the image is written as small as the image allows.
     public var tileSize: Int?
     /// The largest TIFF tile side: a tile is encoded from one buffer, 256 MB for a 4096 float RGBA tile.
-    public static let largestTile = 4096
+    package static let largestTile = 4096
     /// Progressive JPEG.
     public var progressive: Bool = false
     /// JPEG: the color (red, green, blue in 0...1, stored values) that an image with alpha is laid over,
@@ -159,7 +159,7 @@ public struct EncodeOptions: Sendable {
     /// HEIC and AVIF have no field of their own. Nil adds none (an EXIF resolution the image carries is kept).
     public var dpi: Double?
     /// The resolutions ``dpi`` takes: JFIF's density holds up to 65535.
-    public static let dpiRange: ClosedRange<Double> = 1...65535
+    package static let dpiRange: ClosedRange<Double> = 1...65535
 
     public init() {}
 
@@ -169,7 +169,7 @@ public struct EncodeOptions: Sendable {
         case keep
         /// Write none: viewers then take the pixels as sRGB.
         case none
-        /// Convert the pixels from the image's profile to sRGB (``ColorProfile/sRGB``) and embed that.
+        /// Convert the pixels from the image's profile to sRGB and embed that.
         case srgb
     }
 
@@ -183,7 +183,7 @@ public struct EncodeOptions: Sendable {
 
     /// Sets the compression from its text form: a zlib level 0...9 for PNG, a method name for TIFF.
     /// This is the one parser for `--compression` and the `save` node's `compression` parameter.
-    public mutating func setCompression(_ text: String, for format: ImageFormat) throws {
+    package mutating func setCompression(_ text: String, for format: ImageFormat) throws {
         switch format {
         case .png:
             guard let level = Int(text), (0...9).contains(level) else {
@@ -208,13 +208,13 @@ public struct EncodeOptions: Sendable {
     }
 
     /// An option that can be wrong for a format.
-    public enum Option: Sendable, Hashable {
+    package enum Option: Sendable, Hashable {
         case depth, quality, tileSize, compression, dpi
     }
 
     /// What is wrong with these options for writing `format`, each with the option at fault. Pass the
     /// image's depth when it is known (it decides whether JPEG-in-TIFF is possible).
-    public func problems(for format: ImageFormat, imageDepth: SampleDepth?) -> [(option: Option, message: String)] {
+    package func problems(for format: ImageFormat, imageDepth: SampleDepth?) -> [(option: Option, message: String)] {
         var problems: [(option: Option, message: String)] = []
         if !(1...100).contains(quality) {
             problems.append((.quality, "quality must be from 1 to 100, not \(quality)"))

@@ -4,7 +4,7 @@ extension Image {
     /// This image with its values converted from its profile (sRGB when it has none, or one that does
     /// not fit its pixels) to `target`, carrying `target` as its profile; the image itself when its
     /// profile is `target` already. The conversion is a point kernel: it runs tile by tile.
-    public func convertingColors(to target: ColorProfile, intent: ColorTransform.Intent = .relative) throws -> Image {
+    package func convertingColors(to target: ColorProfile, intent: ColorTransform.Intent = .relative) throws -> Image {
         var metadata = self.metadata
         let embedded = metadata.profileFits(layout) ? metadata.iccProfile : nil
         if embedded == target.bytes { return self }

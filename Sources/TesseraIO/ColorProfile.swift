@@ -3,9 +3,9 @@ import Foundation
 import TesseraCore
 
 /// An ICC profile, read by Little CMS 2: what an image's numbers mean as colors.
-public final class ColorProfile: @unchecked Sendable {
+package final class ColorProfile: @unchecked Sendable {
     /// The profiles Tessera builds itself, named as graphs name them.
-    public enum Named: String, Sendable, CaseIterable {
+    package enum Named: String, Sendable, CaseIterable {
         /// IEC 61966-2-1 sRGB: the web's and most cameras' color space.
         case srgb
         /// Apple's Display P3: DCI-P3 primaries, a D65 white and sRGB's transfer curve.
@@ -15,14 +15,14 @@ public final class ColorProfile: @unchecked Sendable {
     }
 
     /// The profile's bytes, as embedded in a file.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     // Little CMS profiles are read-only once opened: lcms2 reads them from any thread.
     fileprivate let handle: cmsHPROFILE
 
     /// Opens the profile in `bytes` (an embedded profile, or an .icc file's content).
     ///
     /// - Throws: ``ImageError`` when Little CMS does not read it as a profile.
-    public init(bytes: [UInt8]) throws {
+    package init(bytes: [UInt8]) throws {
         ColorProfile.silenceLittleCMS
         guard let handle = bytes.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) }) else {
             throw ImageError(message: "not a valid ICC profile (\(bytes.count) bytes)")
@@ -32,7 +32,7 @@ public final class ColorProfile: @unchecked Sendable {
     }
 
     /// Reads the ICC profile file at `path`.
-    public convenience init(path: String) throws {
+    package convenience init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImageError(path: path, message: FileSystem.describeOpenFailure(path))
         }
@@ -49,11 +49,11 @@ public final class ColorProfile: @unchecked Sendable {
     private static let made = Named.allCases.map(build)
 
     /// The built-in profile `name`.
-    public static func named(_ name: Named) -> ColorProfile {
+    package static func named(_ name: Named) -> ColorProfile {
         made[Named.allCases.firstIndex(of: name) ?? 0]
     }
 
-    public static var sRGB: ColorProfile { named(.srgb) }
+    package static var sRGB: ColorProfile { named(.srgb) }
 
     /// A matrix-shaper profile from the primaries and white point (CIE xy) and a transfer curve, saved
     /// to bytes and opened again, so that built-in profiles are embedded like any other.
@@ -100,7 +100,7 @@ public final class ColorProfile: @unchecked Sendable {
     }
 
     /// The profile's description, as viewers and `tessera info` show it ("Display P3").
-    public var description: String {
+    package var description: String {
         let size = cmsGetProfileInfoASCII(handle, cmsInfoDescription, "en", "US", nil, 0)
         guard size > 1 else { return "(no description)" }
         var text = [CChar](repeating: 0, count: Int(size))
@@ -110,9 +110,9 @@ public final class ColorProfile: @unchecked Sendable {
     }
 
     /// Whether the profile describes RGB values (not gray, CMYK or Lab).
-    public var isRGB: Bool { cmsGetColorSpace(handle) == cmsSigRgbData }
+    package var isRGB: Bool { cmsGetColorSpace(handle) == cmsSigRgbData }
     /// Whether the profile describes gray values.
-    public var isGray: Bool { cmsGetColorSpace(handle) == cmsSigGrayData }
+    package var isGray: Bool { cmsGetColorSpace(handle) == cmsSigGrayData }
 
     /// Little CMS prints nothing: its errors come back as failed calls, which Tessera reports.
     private static let silenceLittleCMS: Void = cmsSetLogErrorHandler(nil)
@@ -127,9 +127,9 @@ public final class ColorProfile: @unchecked Sendable {
 /// screen profiles) with a relative or perceptual intent, Tessera applies the profiles' own curves and
 /// colorants itself (``MatrixShaper``, about 15 ns a pixel); other pairs go through Little CMS's 16-bit
 /// pipeline unoptimized (its optimized one resamples the curves too coarsely near black: 8/255 off).
-public final class ColorTransform: @unchecked Sendable {
+package final class ColorTransform: @unchecked Sendable {
     /// How colors one profile has and the other lacks are mapped (ICC rendering intents).
-    public enum Intent: String, Sendable, CaseIterable {
+    package enum Intent: String, Sendable, CaseIterable {
         case perceptual, relative, saturation, absolute
 
         var code: UInt32 {
@@ -144,16 +144,18 @@ public final class ColorTransform: @unchecked Sendable {
 
     private let handle: cmsHTRANSFORM
     /// Samples per pixel read: 1 for a gray source profile, 4 (RGBA) for an RGB one.
-    public let inputChannels: Int
+    package let inputChannels: Int
     /// Whether values outside 0...1 are kept (the floating-point pipeline).
-    public let unbounded: Bool
+    package let unbounded: Bool
     /// Tessera's own conversion between two matrix-shaper RGB profiles, when it applies.
     private let shaper: MatrixShaper?
     // The profiles stay open for as long as the transform uses them.
     private let profiles: (ColorProfile, ColorProfile)
 
     /// - Throws: ``ImageError`` when the profiles are neither RGB nor gray, or Little CMS cannot link them.
-    public init(from source: ColorProfile, to target: ColorProfile, intent: Intent = .relative, unbounded: Bool = false)
+    package init(
+        from source: ColorProfile, to target: ColorProfile, intent: Intent = .relative, unbounded: Bool = false
+    )
         throws
     {
         guard source.isRGB || source.isGray else {
@@ -183,7 +185,7 @@ public final class ColorTransform: @unchecked Sendable {
 
     /// Converts `count` pixels of ``inputChannels`` samples from `input` into RGBA pixels at `output`
     /// (which may be `input`). With a gray source, alpha is not touched: the caller sets it.
-    public func apply(_ input: UnsafePointer<Float>, to output: UnsafeMutablePointer<Float>, count: Int) {
+    package func apply(_ input: UnsafePointer<Float>, to output: UnsafeMutablePointer<Float>, count: Int) {
         guard !unbounded else {
             cmsDoTransform(handle, input, output, UInt32(count))
             return

@@ -221,7 +221,7 @@ extension ImageMetadata {
 extension ImageMetadata {
     /// The EXIF fields people look for, in order, as name and text: camera, lens, date, exposure,
     /// artist, copyright, and "gps" when a place is recorded. Empty without EXIF.
-    public var exifSummary: [(name: String, value: String)] {
+    package var exifSummary: [(name: String, value: String)] {
         guard let exif = exif.flatMap(EXIF.init) else { return [] }
         var fields: [(String, String)] = []
         let camera = [exif.text(0x010F), exif.text(0x0110)].compactMap { $0 }

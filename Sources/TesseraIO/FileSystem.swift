@@ -2,8 +2,9 @@ import CImageShims
 import Foundation
 import TesseraCore
 
-/// File system helpers shared by the codecs.
-public enum FileSystem {
+/// File system helpers shared by the codecs. Files are written under a temporary name that the
+/// executable's signal handlers remove if the process dies mid-write (Sources/TesseraCLI/Signals.swift).
+package enum FileSystem {
     /// Why opening `path` for reading failed, in the words a user expects.
     static func describeOpenFailure(_ path: String) -> String {
         var isDirectory: ObjCBool = false
@@ -14,31 +15,11 @@ public enum FileSystem {
         return "cannot open: \(String(cString: strerror(errno)))"
     }
 
-    /// Makes an interrupt (Ctrl-C, SIGTERM, SIGHUP), a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE,
-    /// SIGTRAP), SIGXFSZ or SIGPIPE (unless ignored) delete the temporary files being written before the
-    /// signal acts as it did before (the process ends of it); an `exit()` during a write (a plugin's)
-    /// removes them and makes the status 1. For programs: a library must not take over its host's
-    /// signals. An OOM kill (SIGKILL) cannot be caught: it leaves its `.tmp` file.
-    public static func removeTemporaryFilesOnInterrupt() {
-        tsr_cleanup_install_signal_handlers()
-    }
-
-    /// Makes the first Ctrl-C (SIGINT) or SIGTERM only raise ``interrupted``, for a program that stops its
-    /// work cleanly on it (`tessera run` cancels its run; `tessera batch` also writes its report); a
-    /// second one removes the temporary files being written and ends the process, as
-    /// ``removeTemporaryFilesOnInterrupt()`` does.
-    public static func catchInterrupts() {
-        tsr_interrupt_install()
-    }
-
-    /// Whether Ctrl-C arrived since ``catchInterrupts()``.
-    public static var interrupted: Bool { tsr_interrupted() != 0 }
-
     /// Writes a file through `write`, which receives a temporary path in the same folder; the result
     /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.
     /// Writes `text` to `path` as images are written: under a temporary name in the same folder, renamed
     /// when complete. (Foundation's `atomically:` writes leave an empty folder in /tmp on Linux.)
-    public static func write(_ text: String, atomicallyTo path: String) throws {
+    package static func write(_ text: String, atomicallyTo path: String) throws {
         try writeAtomically(to: path) { temporary in
             guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
                 throw ImageError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
@@ -48,7 +29,7 @@ public enum FileSystem {
 
     /// Why `path` cannot be written, found without writing it (its folder is missing or not writable,
     /// it is a folder), or nil: for a file written only after a long run (a trace), checked before.
-    public static func writeProblem(_ path: String) -> ImageError? {
+    package static func writeProblem(_ path: String) -> ImageError? {
         if let missing = missingFolder(path) { return missing }
         let folder = self.folder(of: path)
         var isDirectory: ObjCBool = false
@@ -98,7 +79,7 @@ public enum FileSystem {
     /// Removes the temporary files (``temporaryName(for:)``) that a process killed before it could clean up
     /// (SIGKILL, a power cut) left beside `path`: those of processes no longer running. A batch run again
     /// calls it for each output, so a killed batch leaves nothing behind once it is finished.
-    public static func removeStaleTemporaries(of path: String) {
+    package static func removeStaleTemporaries(of path: String) {
         let folder = self.folder(of: path)
         let name = (path as NSString).lastPathComponent
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }

@@ -17,7 +17,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     public var isWritable: Bool { self != .gif }
 
     /// The file extensions that name each written format, as `save` and `convert` read them.
-    public static let extensions: [(String, ImageFormat)] = [
+    package static let extensions: [(String, ImageFormat)] = [
         ("png", .png), ("tif", .tiff), ("tiff", .tiff), ("jpg", .jpeg), ("jpeg", .jpeg), ("jpe", .jpeg),
         ("webp", .webp), ("heic", .heic), ("heif", .heic), ("avif", .avif),
     ]
@@ -30,7 +30,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     private static let avifBrands: Set<String> = ["avif", "avis"]
 
     /// The format whose signature starts `bytes`, or nil. Readers go by content, never by file name.
-    public static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
+    package static func detect(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(64))
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
@@ -59,7 +59,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// Reads the first bytes of the file at `path` and names its format.
     ///
     /// - Throws: ``ImageError`` naming the file when it cannot be read, is empty or is no known image.
-    public static func detect(path: String) throws -> ImageFormat {
+    package static func detect(path: String) throws -> ImageFormat {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
             let handle = FileHandle(forReadingAtPath: path)
@@ -85,7 +85,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The format to write for a file name, from its extension.
-    public static func forWriting(path: String) throws -> ImageFormat {
+    package static func forWriting(path: String) throws -> ImageFormat {
         let written = (path as NSString).pathExtension.lowercased()
         if written == "gif" {
             throw ImageError(path: path, message: "GIF is read, not written: use .png or .webp (lossless) instead")

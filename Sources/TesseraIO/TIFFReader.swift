@@ -12,9 +12,9 @@ import TesseraCore
 ///
 /// Reads may come from several threads; libtiff handles are not thread-safe, so the handle is used by
 /// one reader at a time.
-public final class TIFFReader: PixelSource, Sendable {
-    public let path: String
-    public let info: ImageInfo
+package final class TIFFReader: PixelSource, Sendable {
+    package let path: String
+    package let info: ImageInfo
 
     private enum Sample: Sendable { case uint8, uint16, float32, float64 }
     private struct Geometry: Sendable {
@@ -105,7 +105,7 @@ public final class TIFFReader: PixelSource, Sendable {
     private let rgbaImage: DecodeOnceSource?
 
     /// Opens `path` and reads its first image's header.
-    public init(path: String, options: DecodeOptions = DecodeOptions()) throws {
+    package init(path: String, options: DecodeOptions = DecodeOptions()) throws {
         var error = ShimError()
         // "m": no memory mapping. A mapped file counts as resident as it is read, so a 1.2 GB TIFF
         // streamed through a graph would look (and, under pressure, act) like 1.2 GB of memory.
@@ -149,20 +149,20 @@ public final class TIFFReader: PixelSource, Sendable {
     }
 
     /// The image this reader produces.
-    public var image: Image {
+    package var image: Image {
         Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: self)
     }
 
     /// How many strips or tiles have been decoded so far.
-    public var chunksDecoded: Int { chunks.load(ordering: .relaxed) }
+    package var chunksDecoded: Int { chunks.load(ordering: .relaxed) }
 
-    public var preferredTileSize: (width: Int, height: Int)? {
+    package var preferredTileSize: (width: Int, height: Int)? {
         geometry.viaRGBA ? nil : (geometry.chunkWidth, geometry.chunkHeight)
     }
 
     /// Scaled file samples, except where the reader computes: min-is-white gray inverted, premultiplied
     /// alpha divided out.
-    public var givesFileSamples: Bool { geometry.viaRGBA || !(geometry.minIsWhite || geometry.premultiplied) }
+    package var givesFileSamples: Bool { geometry.viaRGBA || !(geometry.minIsWhite || geometry.premultiplied) }
 
     /// The last libtiff error for `tiff` as a message.
     static func lastError(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) -> String {
@@ -368,7 +368,7 @@ public final class TIFFReader: PixelSource, Sendable {
 
     // MARK: Pixels
 
-    public func render(into buffer: inout PixelBuffer) throws {
+    package func render(into buffer: inout PixelBuffer) throws {
         if let rgbaImage {
             try rgbaImage.render(into: &buffer)
             return

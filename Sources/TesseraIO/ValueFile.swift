@@ -4,18 +4,18 @@ import TesseraCore
 /// Writes the values that are not images: every kind as JSON (``ValueJSON``, to read in another
 /// program), contours also as SVG (to look at, or to cut with a plotter). Files are written atomically,
 /// as images are: under a temporary name, renamed when complete.
-public enum ValueFile {
+package enum ValueFile {
     /// The formats values are written in, from the path's extension.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case json, svg
 
         /// The format `path`'s extension names (`.json`, `.svg`), or nil.
-        public init?(path: String) {
+        package init?(path: String) {
             self.init(rawValue: (path as NSString).pathExtension.lowercased())
         }
 
         /// The formats a value of `type` can be written in; none for images (they are image files).
-        public static func formats(for type: PortType) -> [Format] {
+        package static func formats(for type: PortType) -> [Format] {
             switch type {
             case .image: []
             case .contours: [.json, .svg]
@@ -30,19 +30,19 @@ public enum ValueFile {
     }
 
     /// How contours are stroked in SVG.
-    public struct Style: Sendable {
+    package struct Style: Sendable {
         /// Red, green, blue, alpha in 0...1.
-        public var stroke: SIMD4<Double> = [0, 0, 0, 1]
+        package var stroke: SIMD4<Double> = [0, 0, 0, 1]
         /// In image pixels.
-        public var strokeWidth = 1.0
+        package var strokeWidth = 1.0
         /// Color each contour by its depth in the hierarchy (a fixed palette, cycled) instead of `stroke`.
-        public var colorByDepth = false
+        package var colorByDepth = false
 
-        public init() {}
+        package init() {}
     }
 
     /// Why `type` cannot be written to `path`, or nil when it can: "boxes are written as .json".
-    public static func problem(writing type: PortType, to path: String) -> String? {
+    package static func problem(writing type: PortType, to path: String) -> String? {
         let formats = Format.formats(for: type)
         guard !formats.isEmpty else { return nil }
         if let format = Format(path: path), formats.contains(format) { return nil }
@@ -51,7 +51,7 @@ public enum ValueFile {
     }
 
     /// Writes `value` (not an image) to `path` in the format its extension names.
-    public static func save(_ value: NodeValue, to path: String, style: Style = Style()) throws {
+    package static func save(_ value: NodeValue, to path: String, style: Style = Style()) throws {
         if let problem = problem(writing: value.type, to: path) { throw ImageError(path: path, message: problem) }
         let text: String
         switch (value, Format(path: path)) {
@@ -73,7 +73,7 @@ public enum ValueFile {
     /// One `<path>` per contour (`M x y L ... Z`) in image pixels (``Contours/imagePoint(_:)``); the
     /// `viewBox` is the image's size. A one-point contour's path has no length and draws nothing (butt
     /// caps), as in `drawContours`.
-    public static func svg(_ contours: Contours, style: Style = Style()) -> String {
+    package static func svg(_ contours: Contours, style: Style = Style()) -> String {
         let (w, h) = (contours.imageWidth, contours.imageHeight)
         let clamped = style.stroke.clamped(lowerBound: .zero, upperBound: .one)
         let hex = (0..<3).map { String(format: "%02x", Int((clamped[$0] * 255).rounded())) }.joined()

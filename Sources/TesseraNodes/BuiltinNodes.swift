@@ -1,8 +1,8 @@
 import TesseraCore
 
 /// The nodes that ship with Tessera. A host registers them in its catalog; the engine itself knows none.
-public enum BuiltinNodes {
-    public static let all: [any Node.Type] = [
+package enum BuiltinNodes {
+    package static let all: [any Node.Type] = [
         Load.self,
         InputImage.self,
         Save.self,

@@ -4,14 +4,14 @@ extension RenderPlan {
     /// A source decoded smaller than its size because every node reading its pixels only shrinks it
     /// (shrink-on-load): a JPEG decoded at 1/2, 1/4 or 1/8 by libjpeg's DCT scaling, several times
     /// faster, with the rest of the shrink left to the readers (``RenderPlan/decodeShrink(readersShrink:available:)``).
-    public struct ShrinkOnLoad: Sendable, Equatable {
+    package struct ShrinkOnLoad: Sendable, Equatable {
         /// The decode is 1/`shrink` of the image on each side, rounded up.
-        public var shrink: Int
+        package var shrink: Int
         /// How many times smaller the readers make the image: the least over the readers, each on the
         /// side it shrinks least.
-        public var readersShrink: Double
+        package var readersShrink: Double
 
-        public init(shrink: Int, readersShrink: Double) {
+        package init(shrink: Int, readersShrink: Double) {
             self.shrink = shrink
             self.readersShrink = readersShrink
         }
@@ -49,13 +49,13 @@ extension RenderPlan {
     /// rectangles on white 13.5, colored 1-pixel lines 15 (libjpeg clips each decoded pixel, and the full
     /// decode clips the ringing around such detail, which a smaller decode never makes). `load`'s
     /// `shrink: 1` decodes whole.
-    public static let shrinkLeftToReaders: [Int: Double] = [4: 8, 8: 6]
+    package static let shrinkLeftToReaders: [Int: Double] = [4: 8, 8: 6]
 
     /// The shrink to decode an image at when every reader shrinks it by `readersShrink`: the largest of
     /// `available` (2, 4, 8 for a JPEG) that leaves the readers at least its
     /// ``shrinkLeftToReaders``; 1 when none does. A 6400x4270 photo to 320 px (20x): 1; to 200 (32x): 4;
     /// to 100 (64x): 8.
-    public static func decodeShrink(readersShrink: Double, available: [Int]) -> Int {
+    package static func decodeShrink(readersShrink: Double, available: [Int]) -> Int {
         available.filter { shrink in
             shrinkLeftToReaders[shrink].map { readersShrink >= $0 * Double(shrink) } ?? false
         }.max() ?? 1

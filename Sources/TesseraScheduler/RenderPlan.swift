@@ -19,25 +19,25 @@ import TesseraCore
 ///
 /// The planner is pure: it reads the graph's declarations and what the sources' headers said, and
 /// computes no pixels and starts no threads.
-public struct RenderPlan: Sendable {
+package struct RenderPlan: Sendable {
     /// A node that reads images whole, and what it renders.
-    public struct Pass: Sendable, Equatable {
-        public enum Kind: String, Sendable {
+    package struct Pass: Sendable, Equatable {
+        package enum Kind: String, Sendable {
             case sink, global
             /// An output a program keeps (``Graph/run(options:supplying:keeping:)``).
             case kept
         }
-        public var node: String
-        public var op: String
-        public var kind: Kind
+        package var node: String
+        package var op: String
+        package var kind: Kind
         /// The images rendered in this pass (as ``ImagePlan/image`` names them), upstream last.
-        public var images: [String]
+        package var images: [String]
         /// The pixels the pass is estimated to render: what progress counts it as.
-        public var estimatedPixels: Int
+        package var estimatedPixels: Int
     }
 
     /// How an image is served.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Nothing reads its pixels.
         case unread
         case stream
@@ -49,17 +49,17 @@ public struct RenderPlan: Sendable {
     /// The cells an image's cache keeps while its readers go down it: what the run gives an image whose
     /// readers' tiles overlap (a blur's margins), a front-to-back decoder (whole-width cells, so going
     /// back up does not start the decoding over), and a ``Decision/shared`` image.
-    public struct Window: Sendable, Equatable {
-        public var cellWidth: Int
-        public var cellHeight: Int
+    package struct Window: Sendable, Equatable {
+        package var cellWidth: Int
+        package var cellHeight: Int
         /// Rows of cells kept: enough for the tallest region a reader's tile asks for, and one more for
         /// the workers already on the next band.
-        public var rows: Int
+        package var rows: Int
         /// Cells kept at most: `rows` rows across the image.
-        public var cells: Int
+        package var cells: Int
         /// Their Float32 samples, at most: the rows they span, across the cells of a row, or the image's
         /// height where that is less (the bottom cells hold only the rows there).
-        public var bytes: Int
+        package var bytes: Int
 
         /// The window for readers whose tiles each ask for up to `readHeight` rows of an image `width`
         /// x `height` with `channels` channels, tiles `tileSize` square (``RunOptions/tileSize``), grown from
@@ -67,7 +67,7 @@ public struct RenderPlan: Sendable {
         /// `tileSize` for a `sequential` decoder; where a request is taller than a tile (a blur's
         /// margins) they are a quarter of a tile tall, so the rows kept above and below a band are not
         /// whole tiles: a sigma 2 blur keeps 384 rows, not 768.
-        public init(
+        package init(
             readHeight: Int, tileSize tile: Int, width: Int, height: Int, sequential: Bool, channels: Int,
             after previous: Self?
         ) {
@@ -80,7 +80,7 @@ public struct RenderPlan: Sendable {
         }
 
         /// "a window of 96 rows: 6 rows of 30 cells 256x16, 5.9 MB at most".
-        public var summary: String {
+        package var summary: String {
             let across = cells / Swift.max(rows, 1)
             return "a window of \(rows * cellHeight) rows: \(rows) rows of "
                 + (across == 1
@@ -90,68 +90,68 @@ public struct RenderPlan: Sendable {
     }
 
     /// One reader of an image.
-    public struct Reader: Sendable, Equatable {
-        public var node: String
+    package struct Reader: Sendable, Equatable {
+        package var node: String
         /// The index of the pass in ``RenderPlan/passes``.
-        public var pass: Int
+        package var pass: Int
 
-        public init(node: String, pass: Int) {
+        package init(node: String, pass: Int) {
             self.node = node
             self.pass = pass
         }
     }
 
     /// One image: a node's image output.
-    public struct ImagePlan: Sendable, Equatable {
+    package struct ImagePlan: Sendable, Equatable {
         /// `node` for a node's first output, `node.port` for another, as graph files refer to it.
-        public var image: String
-        public var node: String
-        public var port: String
-        public var op: String
-        public var readers: [Reader]
-        public var decision: Decision
+        package var image: String
+        package var node: String
+        package var port: String
+        package var op: String
+        package var readers: [Reader]
+        package var decision: Decision
         /// Why, in words, for `tessera run --plan`.
-        public var reason: String
+        package var reason: String
         /// Known before running for sources (from their headers), estimated from the inputs otherwise.
-        public var size: (width: Int, height: Int)?
+        package var size: (width: Int, height: Int)?
         /// Whether ``size`` was read from a header rather than estimated.
-        public var sizeIsKnown: Bool
+        package var sizeIsKnown: Bool
         /// A source decoded smaller than ``size`` because every reader shrinks it (nil: decoded whole).
-        public var shrinkOnLoad: ShrinkOnLoad? = nil
+        package var shrinkOnLoad: ShrinkOnLoad? = nil
         /// The cells its cache keeps (nil: none, or not known before the run): set by the engine, which
         /// builds the readers' kernels to ask what they read (``Window``).
-        public var window: Window? = nil
+        package var window: Window? = nil
 
-        public static func == (a: ImagePlan, b: ImagePlan) -> Bool {
+        package static func == (a: ImagePlan, b: ImagePlan) -> Bool {
             a.image == b.image && a.readers == b.readers && a.decision == b.decision
                 && a.size?.width == b.size?.width && a.size?.height == b.size?.height
                 && a.shrinkOnLoad == b.shrinkOnLoad
         }
 
         /// The size its pixels are made at: ``size``, or the smaller decode's.
-        public var decodedSize: (width: Int, height: Int)? {
+        package var decodedSize: (width: Int, height: Int)? {
             guard let size, let shrink = shrinkOnLoad?.shrink else { return size }
             return ((size.width + shrink - 1) / shrink, (size.height + shrink - 1) / shrink)
         }
 
         /// The passes that read it, in order, each once.
-        public var passes: [Int] { Array(Set(readers.map(\.pass))).sorted() }
+        package var passes: [Int] { Array(Set(readers.map(\.pass))).sorted() }
     }
 
     /// What a source's header said, for the plan's sizes and storage.
-    public struct SourceFacts: Sendable {
-        public var width: Int
-        public var height: Int
-        public var layout: PixelLayout
-        public var depth: SampleDepth
+    package struct SourceFacts: Sendable {
+        package var width: Int
+        package var height: Int
+        package var layout: PixelLayout
+        package var depth: SampleDepth
         /// Decoded front to back (PNG, JPEG): going back up starts the decoding over.
-        public var sequential: Bool
+        package var sequential: Bool
         /// Its samples are file samples (``PixelSource/givesFileSamples``): it is kept in its depth.
-        public var givesFileSamples: Bool
+        package var givesFileSamples: Bool
         /// The shrinks it can also be decoded at, faster (a JPEG: 2, 4, 8; ``ShrinkableSource``).
-        public var shrinks: [Int]
+        package var shrinks: [Int]
 
-        public init(
+        package init(
             width: Int, height: Int, layout: PixelLayout, depth: SampleDepth, sequential: Bool,
             givesFileSamples: Bool, shrinks: [Int] = []
         ) {
@@ -164,7 +164,7 @@ public struct RenderPlan: Sendable {
             self.shrinks = shrinks
         }
 
-        public init(_ image: Image) {
+        package init(_ image: Image) {
             self.init(
                 width: image.width, height: image.height, layout: image.layout, depth: image.depth,
                 sequential: image.source.prefersSequentialRows, givesFileSamples: image.source.givesFileSamples,
@@ -173,21 +173,21 @@ public struct RenderPlan: Sendable {
 
         /// Bytes to keep the image whole: its file channels in its depth when that is exact, Float32
         /// samples otherwise.
-        public var storedBytes: Int {
+        package var storedBytes: Int {
             let format = StoredFormat(self)
             return saturatingProduct(width, height, format.bytesPerPixel)
         }
     }
 
-    public var passes: [Pass]
+    package var passes: [Pass]
     /// Every image output of the nodes that run, in running order.
-    public var images: [ImagePlan]
+    package var images: [ImagePlan]
 
     /// About how many bytes a run of this plan holds at once with `threads` workers: the images kept
     /// whole in memory, the outputs of global nodes (kept whole), the windows of cached cells, and each
     /// worker's tiles of the longest chain of images a pass renders. An estimate for sharing a memory
     /// budget between runs (`tessera batch --memory`), not an accounting.
-    public func estimatedBytes(threads: Int, tileSize: Int) -> Int {
+    package func estimatedBytes(threads: Int, tileSize: Int) -> Int {
         var bytes = 0
         for image in images {
             if case .materialize(let kept?, false) = image.decision { bytes = saturatingSum(bytes, kept) }
@@ -203,7 +203,7 @@ public struct RenderPlan: Sendable {
     }
 
     /// The plan for the image `node.port`, or `node` (its first output).
-    public func image(_ name: String) -> ImagePlan? {
+    package func image(_ name: String) -> ImagePlan? {
         images.first { $0.image == name || "\($0.node).\($0.port)" == name }
     }
 }
@@ -228,26 +228,26 @@ struct StoredFormat: Equatable {
 
 extension RenderPlan {
     /// A node as the planner sees it: what it does with pixels, never what its file says.
-    public struct Node: Sendable {
-        public var name: String
-        public var op: String
-        public var access: AccessPattern
+    package struct Node: Sendable {
+        package var name: String
+        package var op: String
+        package var access: AccessPattern
         /// See ``NodeInfo/outputReadsInput``.
-        public var outputReadsInput: Bool
+        package var outputReadsInput: Bool
         /// See ``NodeInfo/readsRegions``.
-        public var readsRegions: Bool
+        package var readsRegions: Bool
         /// Its outputs' names, the first first, and which are images.
-        public var outputs: [(name: String, isImage: Bool)]
+        package var outputs: [(name: String, isImage: Bool)]
         /// The images whose pixels it reads (not a `like` that takes a size), as (node, port).
-        public var pixelInputs: [(node: String, port: String)]
+        package var pixelInputs: [(node: String, port: String)]
         /// A program keeps its outputs (each image one pass of its own).
-        public var isKept: Bool
+        package var isKept: Bool
         /// A program supplies its value: it runs nothing and reads nothing.
-        public var isSupplied: Bool
+        package var isSupplied: Bool
         /// For a node that only shrinks its one image input (``ShrinkingNode``, resize): by how much.
-        public var inputShrink: Double?
+        package var inputShrink: Double?
 
-        public init(
+        package init(
             name: String, op: String, access: AccessPattern, outputReadsInput: Bool = false,
             readsRegions: Bool = false, outputs: [(name: String, isImage: Bool)],
             pixelInputs: [(node: String, port: String)],
@@ -271,7 +271,7 @@ extension RenderPlan {
     /// The plan for running `nodes`, in running order, where `sources` gives what the source nodes'
     /// headers said, by node name, and an image kept whole that takes more than `diskThreshold` bytes
     /// goes to a temporary file.
-    public init(nodes: [Node], sources: [String: SourceFacts] = [:], diskThreshold: Int) {
+    package init(nodes: [Node], sources: [String: SourceFacts] = [:], diskThreshold: Int) {
         let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
         /// An image as graph files refer to it: the node alone for its first output.
@@ -401,7 +401,7 @@ extension RenderPlan {
 
 extension RenderPlan.Decision {
     /// "stream", "shared", "kept whole in memory, 768 KiB".
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .unread: "not read"
         case .stream: "stream"
@@ -416,7 +416,7 @@ extension RenderPlan.Decision {
 extension RenderPlan: CustomStringConvertible {
     /// The plan as `tessera run --plan` prints it: the passes in order, then each image with its
     /// readers and what is done with it.
-    public var description: String {
+    package var description: String {
         var lines = ["\(passes.count) pass\(passes.count == 1 ? "" : "es"):"]
         for (index, pass) in passes.enumerated() {
             let kind = pass.kind == .kept ? "kept" : pass.op

@@ -29,7 +29,7 @@ public struct RunOptions: Sendable {
     /// The most pixels an image a sink writes may have: checked before the file is opened, so a graph
     /// asking for a huge image fails at once instead of filling the disk.
     public var maxOutputPixels: Int
-    /// An image the plan keeps whole (a decoded source read in several passes, ``RenderPlan``) that
+    /// An image the plan keeps whole (a decoded source read in several passes) that
     /// takes more bytes than this is kept in a temporary file instead of memory, as libvips' disc
     /// threshold; the file is unlinked as soon as it is made, so no exit leaves it behind.
     public var diskThreshold: Int
@@ -47,8 +47,7 @@ public struct RunOptions: Sendable {
     public static let defaultMaxOutputPixels = 1 << 32
 
     /// Values outside the ranges above are brought into them (threads into 1...``maximumThreads``, the
-    /// tile size into ``tileSizes``); ``problem(threads:tileSize:maxOutputPixels:)`` says what a
-    /// program should refuse instead.
+    /// tile size into ``tileSizes``); `tessera run` and the C API refuse such values instead.
     public init(
         threads: Int = RunOptions.cores, tileSize: Int = RunOptions.defaultTileSize, tracing: Bool = false,
         progress: (@Sendable (Double) -> Void)? = nil, cancellation: Cancellation = Cancellation(),
@@ -71,7 +70,7 @@ public struct RunOptions: Sendable {
 
     /// What is wrong with these settings, as the command line names them (`--threads`, `--tile-size`,
     /// `--max-output-pixels`), or nil: what `tessera run` and the C API refuse.
-    public static func problem(threads: Int, tileSize: Int, maxOutputPixels: Int = defaultMaxOutputPixels)
+    package static func problem(threads: Int, tileSize: Int, maxOutputPixels: Int = defaultMaxOutputPixels)
         -> String?
     {
         if !(1...maximumThreads).contains(threads) {
@@ -88,19 +87,18 @@ public struct RunOptions: Sendable {
     public static var cores: Int { Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }
 
-/// A flag that stops a run: workers check it before each tile and the run ends with
-/// ``CancellationError``, leaving no partial output file.
+/// A flag that stops a run: workers check it before each tile, and the run ends with a `RunError`
+/// whose cause is Swift's `CancellationError` (its `isCancellation` is true), leaving no partial
+/// output file.
+///
+/// Set it from any thread: a user interface's stop button, a timer, the caller's own signal handling.
 public final class Cancellation: Sendable {
     private let flag = Atomic<Bool>(false)
     public init() {}
+    /// Asks the run to stop; it does at the next tile or node.
     public func cancel() { flag.store(true, ordering: .relaxed) }
+    /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { flag.load(ordering: .relaxed) }
-}
-
-/// The run was cancelled before it finished.
-public struct CancellationError: Error, Sendable, CustomStringConvertible {
-    public init() {}
-    public var description: String { "interrupted" }
 }
 
 /// What one node cost during a run.
@@ -346,7 +344,7 @@ public struct RunReport: Sendable {
     /// Pixel buffers the run's workers allocated sample storage for: tiles, kernels' input regions,
     /// cached cells. Each worker keeps the buffers it is done with for its next tiles, so this does
     /// not grow with the number of tiles a run renders.
-    public var bufferAllocations = 0
+    package var bufferAllocations = 0
     /// The outputs of the nodes a run was asked to keep, by `node.port`, and the first output also by
     /// `node`; images rendered in full.
     public var outputs: [String: NodeValue] = [:]
@@ -354,7 +352,7 @@ public struct RunReport: Sendable {
     /// `node.port`.
     public var values: [String: NodeValue] = [:]
     /// What the run decided for each image before it began.
-    public var plan: RenderPlan?
+    package var plan: RenderPlan?
 
     /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
     /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.
@@ -378,7 +376,7 @@ public struct RunReport: Sendable {
     }
 
     /// A table of the nodes' time, pixels and cache memory, and the run's totals.
-    public func statsTable() -> String {
+    package func statsTable() -> String {
         var rows = [["node", "op", "time (ms)", "megapixels", "regions", "cache peak (MB)"]]
         for node in nodes {
             rows.append([
@@ -402,7 +400,7 @@ public struct RunReport: Sendable {
     }
 
     /// The most memory this process has held resident, in bytes.
-    public static var peakResidentBytes: Int {
+    package static var peakResidentBytes: Int {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.ru_maxrss * 1024

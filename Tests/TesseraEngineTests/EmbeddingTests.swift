@@ -98,7 +98,20 @@ import Testing
                 options: RunOptions(cancellation: cancellation), supplying: ["photo": .image(Self.ramp)],
                 keeping: ["soft"])
         } throws: { error in
-            (error as? RunError)?.isCancellation == true
+            guard let error = error as? RunError else { return false }
+            return error.isCancellation && error.cause is CancellationError && error.message == "interrupted"
         }
+    }
+
+    /// A failed run keeps the error that caused it, typed, with the node and where it is written.
+    @Test func aRunErrorKeepsItsCause() throws {
+        var builder = GraphBuilder()
+        builder.add("photo", op: "load", ["path": "/nonexistent/a.png"])
+        builder.add("out", op: "save", ["input": "photo", "path": "/nonexistent/b.png"])
+        let graph = try builder.build(catalog: .builtin(), file: "code.json")
+        let error = #expect(throws: RunError.self) { try graph.run() }
+        #expect(error?.node == "photo" && error?.op == "load" && error?.location.file == "code.json")
+        #expect((error?.cause as? ImageError)?.path == "/nonexistent/a.png")
+        #expect(error?.isCancellation == false)
     }
 }

@@ -158,24 +158,18 @@ int tsr_tiff_get_resolution(tsr_tiff *t, double *x_dpi, double *y_dpi);
 /// Sets XResolution and YResolution to `dpi` and ResolutionUnit to inch. Returns 1 on success.
 int tsr_tiff_set_resolution(tsr_tiff *t, double dpi);
 
-// MARK: Interrupts
+// MARK: Files being written
 
 /// Remembers a temporary file to delete if the process is interrupted or crashes while
 /// it is being written. Returns a slot number, or -1 when all slots are taken.
 int tsr_cleanup_register(const char *path);
 /// Forgets the temporary file in `slot` (it was renamed or removed).
 void tsr_cleanup_unregister(int slot);
-/// Installs the handlers that delete the registered files and then let the signal act as before (die of
-/// it, so the shell sees the usual status, 130 for Ctrl-C): interrupts (SIGINT, SIGTERM, SIGHUP), crashes
-/// (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, on a stack of their own on the main thread),
-/// SIGXFSZ and SIGPIPE unless ignored; and an exit() during a write (a plugin's) removes the file and
-/// makes the status 1. Only programs ask for this; the library never does.
-void tsr_cleanup_install_signal_handlers(void);
-/// Makes the first SIGINT only set a flag (read with tsr_interrupted) for a program that stops its
-/// work cleanly; a second SIGINT still removes the registered files and dies of the signal.
-void tsr_interrupt_install(void);
-/// 1 once SIGINT arrived after tsr_interrupt_install.
-int tsr_interrupted(void);
+/// Unlinks every temporary file being written. Async-signal-safe: for a program's signal handlers
+/// (the `tessera` executable's are in Sources/CTesseraSignals); the library installs none.
+void tsr_cleanup_unlink_all(void);
+/// 1 while a temporary file is being written. Async-signal-safe.
+int tsr_cleanup_writing(void);
 
 // MARK: Whole-image formats (formats.c): WebP, GIF, HEIF and AVIF
 //

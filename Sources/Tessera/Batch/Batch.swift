@@ -8,15 +8,15 @@ import Foundation
 /// mirroring the inputs' folders. Everything that can be checked before a pixel is computed is: the
 /// graph with a sample item, the inputs, and that no two items write the same file and none writes
 /// over an input.
-public struct Batch: Sendable {
+package struct Batch: Sendable {
     /// The graph file as the user named it.
-    public let graphPath: String
+    package let graphPath: String
     /// The parameter each input fills: `node.parameter`.
-    public let bound: String
+    package let bound: String
     /// Every item, in order (sorted paths, or the manifest's rows); shards take slices of it.
-    public let items: [BatchItem]
+    package let items: [BatchItem]
     /// Where outputs go instead of the graph's folders (nil: as the graph, templates filled).
-    public let outputFolder: String?
+    package let outputFolder: String?
 
     let text: String
     let catalog: Catalog
@@ -31,7 +31,7 @@ public struct Batch: Sendable {
     ///
     /// - Throws: ``GraphErrors`` for the graph (with a sample item's fields in its templates), or
     ///   ``BatchError`` for the inputs, the manifest, or the outputs.
-    public init(
+    package init(
         graph graphPath: String, catalog: Catalog, overrides: [ParameterOverride] = [], bind: String? = nil,
         inputs: [String] = [], manifest: String? = nil, outputFolder: String? = nil,
         maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
@@ -108,14 +108,14 @@ public struct Batch: Sendable {
     var graphFolder: String { (graphPath as NSString).deletingLastPathComponent }
 
     /// The item's graph: the file with `--set` values, the item's settings and its output paths filled.
-    public func graph(for item: BatchItem) throws(GraphErrors) -> Graph {
+    package func graph(for item: BatchItem) throws(GraphErrors) -> Graph {
         try Graph.parse(
             text, file: graphPath, baseFolder: graphFolder, catalog: catalog, overrides: overrides + item.settings,
             maxOutputPixels: maxOutputPixels, outputPaths: Self.outputPaths(for: item.fields, folder: outputFolder))
     }
 
     /// The files the item writes.
-    public func outputs(of item: BatchItem) throws -> [String] {
+    package func outputs(of item: BatchItem) throws -> [String] {
         guard let templates else { return try graph(for: item).writtenFiles }
         let rewrite = Self.outputPaths(for: item.fields, folder: outputFolder)
         return try templates.map { template throws in try rewrite(template) }
@@ -207,13 +207,13 @@ public struct Batch: Sendable {
     }
 
     /// The item as messages name it: its input, or its number.
-    public func label(_ item: BatchItem) -> String {
+    package func label(_ item: BatchItem) -> String {
         item.input ?? "item \(item.index)" + (item.settings.first?.origin.map { " (\($0))" } ?? "")
     }
 
     /// Whether the item's outputs (``outputs(of:)``) all exist and are newer than its input and the graph
     /// file.
-    public func isDone(_ item: BatchItem, outputs: [String]) -> Bool {
+    package func isDone(_ item: BatchItem, outputs: [String]) -> Bool {
         guard !outputs.isEmpty else { return false }
         let sources = [graphPath] + (item.input.map { [$0] } ?? [])
         let newest = sources.compactMap(Self.modified).max() ?? .distantFuture
@@ -232,7 +232,7 @@ extension Graph {
     ///
     /// - Throws: ``GraphErrors``; a template in a graph that reads no file or several is an error at
     ///   its parameter.
-    public static func loadFillingTemplates(
+    package static func loadFillingTemplates(
         path: String, catalog: Catalog, overrides: [ParameterOverride] = [],
         maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
     ) throws(GraphErrors) -> Graph {
@@ -270,7 +270,7 @@ extension Graph {
 extension Graph {
     /// Creates the folders of the files the graph writes: of every one (a batch's output tree), or of
     /// those whose paths are templates (`out/{dir}/...`: `tessera run`).
-    public func createOutputFolders(templatesOnly: Bool) throws {
+    package func createOutputFolders(templatesOnly: Bool) throws {
         for node in nodes {
             for case .value(let path as OutputPath)? in node.parameters.values.map(\.source)
             where !templatesOnly || OutputFields.isTemplate(path.written) {

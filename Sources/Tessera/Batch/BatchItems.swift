@@ -5,33 +5,33 @@ import Foundation
 #endif
 
 /// One run of a batch: the graph with this item's settings.
-public struct BatchItem: Sendable {
+package struct BatchItem: Sendable {
     /// Its place in the sorted list of all items, from 0: the same in every shard.
-    public var index: Int
+    package var index: Int
     /// The value of the bound parameter (an input file), or nil for a manifest row that does not set it.
-    public var input: String?
+    package var input: String?
     /// What its output templates are filled with.
-    public var fields: OutputFields
+    package var fields: OutputFields
     /// Its parameter settings: the bound parameter, or a manifest row's values.
-    public var settings: [ParameterOverride]
+    package var settings: [ParameterOverride]
 }
 
 /// A problem with a batch's inputs, its manifest or its outputs, found before anything runs.
-public struct BatchError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct BatchError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Where a batch's items come from: files, folders and globs, or a manifest.
-public enum BatchInputs {
+package enum BatchInputs {
     /// The extensions of the image files a folder or glob yields (the formats Tessera reads).
-    public static let imageExtensions: Set<String> = Set(ImageFormat.extensions.map(\.0) + ["gif"])
+    package static let imageExtensions: Set<String> = Set(ImageFormat.extensions.map(\.0) + ["gif"])
 
     /// The files `arguments` name, each with the root its `{dir}` is relative to, sorted by path and each
     /// once: a file as given (its root is its folder); a folder's image files at any depth (hidden ones
     /// left out), under the folder; a glob's matches (`photos/*.jpg`, for a shell that did not expand it)
     /// that are image files, under the glob's fixed part. A name that matches nothing is refused.
-    public static func files(_ arguments: [String]) throws(BatchError) -> [(path: String, root: String)] {
+    package static func files(_ arguments: [String]) throws(BatchError) -> [(path: String, root: String)] {
         var found: [(path: String, root: String)] = []
         for argument in arguments {
             var isFolder: ObjCBool = false
@@ -98,7 +98,7 @@ public enum BatchInputs {
     /// cell sets nothing), or JSON Lines (`.jsonl`, `.ndjson`: one object a line, `"NODE.PARAM": value`),
     /// each row as the settings it makes, in the file's order. Relative paths in it are relative to the
     /// current folder, as `--set` values are.
-    public static func manifest(_ path: String) throws(BatchError) -> [[ParameterOverride]] {
+    package static func manifest(_ path: String) throws(BatchError) -> [[ParameterOverride]] {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -203,7 +203,7 @@ public enum BatchInputs {
 
     /// The items of shard `index` of `count`: every `count`-th item from the `index`-th, so each shard
     /// has the same number of items or one fewer, and every item is in exactly one shard.
-    public static func shard<T>(_ items: [T], index: Int, of count: Int) -> [T] {
+    package static func shard<T>(_ items: [T], index: Int, of count: Int) -> [T] {
         stride(from: index, to: items.count, by: Swift.max(count, 1)).map { items[$0] }
     }
 }

@@ -2,48 +2,48 @@ import Dispatch
 import Foundation
 
 /// How a batch runs.
-public struct BatchOptions: Sendable {
+package struct BatchOptions: Sendable {
     /// Threads for the whole batch, shared by the items running at once and their tiles: while more
     /// items wait than threads are free, each item runs on one; the last items get the threads left.
-    public var threads = RunOptions.cores
-    public var tileSize = RunOptions.defaultTileSize
+    package var threads = RunOptions.cores
+    package var tileSize = RunOptions.defaultTileSize
     /// Bytes the items running at once may hold together, as their render plans estimate them
     /// (``RenderPlan/estimatedBytes(threads:tileSize:)``); an item that needs more than is free waits
     /// for others to finish, and runs alone when it needs more than all of it. Also the most an item
     /// keeps in memory before it keeps images in temporary files (``RunOptions/diskThreshold``).
-    public var memory = Batch.defaultMemory
+    package var memory = Batch.defaultMemory
     /// Stop at the first failed item: running items are cancelled, no other starts.
-    public var failFast = false
+    package var failFast = false
     /// Skip items whose outputs exist and are newer than their input and the graph (``Batch/isDone(_:outputs:)``).
-    public var resume = false
+    package var resume = false
     /// Run the nodes whose results nothing reads and keep their values (``BatchResult/values``).
-    public var collectsValues = false
-    public var maxOutputPixels = RunOptions.defaultMaxOutputPixels
-    public var cancellation = Cancellation()
+    package var collectsValues = false
+    package var maxOutputPixels = RunOptions.defaultMaxOutputPixels
+    package var cancellation = Cancellation()
     /// Called as the batch advances, one call at a time, from any thread.
-    public var progress: (@Sendable (BatchProgress) -> Void)?
+    package var progress: (@Sendable (BatchProgress) -> Void)?
     /// Called as each item ends (done, failed, skipped or cancelled), one call at a time, from any thread.
-    public var itemEnded: (@Sendable (BatchResult) -> Void)?
+    package var itemEnded: (@Sendable (BatchResult) -> Void)?
 
-    public init() {}
+    package init() {}
 }
 
 /// How far a batch is.
-public struct BatchProgress: Sendable {
-    public var total: Int
+package struct BatchProgress: Sendable {
+    package var total: Int
     /// Items ended, whatever their status.
-    public var ended: Int
-    public var failed: Int
-    public var skipped: Int
+    package var ended: Int
+    package var failed: Int
+    package var skipped: Int
     /// Items running now.
-    public var running: Int
+    package var running: Int
     /// The items ended and the parts of the running ones done, over the total (0...1).
-    public var fraction: Double
-    public var elapsed: Double
+    package var fraction: Double
+    package var elapsed: Double
 
     /// Seconds left at the pace of the items run so far (skipped ones do not count), or nil before there
     /// is a pace.
-    public var remaining: Double? {
+    package var remaining: Double? {
         let run = fraction * Double(total) - Double(skipped)
         guard run > 0.05, elapsed > 0.5 else { return nil }
         return elapsed / run * (Double(total) * (1 - fraction))
@@ -51,23 +51,23 @@ public struct BatchProgress: Sendable {
 }
 
 /// What one item of a batch did.
-public struct BatchResult: Sendable {
-    public enum Status: String, Sendable {
+package struct BatchResult: Sendable {
+    package enum Status: String, Sendable {
         case ok, failed, skipped, cancelled
     }
-    public var item: BatchItem
-    public var status: Status
+    package var item: BatchItem
+    package var status: Status
     /// The files it wrote (or, skipped, had written).
-    public var outputs: [String]
-    public var seconds: Double
+    package var outputs: [String]
+    package var seconds: Double
     /// Why it failed, in one line.
-    public var error: String?
+    package var error: String?
     /// Its results (the graph's unread values), each as its kind's JSON.
-    public var values: [(name: String, json: String)] = []
+    package var values: [(name: String, json: String)] = []
 
     /// The item as one line of JSON: `index`, `input` (null for a manifest row without one), `settings`
     /// (a manifest row's), `status`, `outputs`, `seconds`, `error` (when failed) and `values`.
-    public var jsonLine: String {
+    package var jsonLine: String {
         var fields = ["\"index\": \(item.index)", "\"input\": " + (item.input.map(JSONText.quoted) ?? "null")]
         if item.settings.first?.origin != item.input {
             let settings = item.settings.map {
@@ -92,12 +92,12 @@ public struct BatchResult: Sendable {
 
 extension Batch {
     /// A quarter of the physical memory, as `maxMemory`'s default.
-    public static var defaultMemory: Int { Int(clamping: ProcessInfo.processInfo.physicalMemory / 4) }
+    package static var defaultMemory: Int { Int(clamping: ProcessInfo.processInfo.physicalMemory / 4) }
 
     /// Runs `items` (all of ``items``, or a shard's slice), several at once, and gives each one's result
     /// in the order given. An item that fails does not stop the others unless ``BatchOptions/failFast``.
     /// After a cancellation, running items end as cancelled and no other starts.
-    public func run(_ items: [BatchItem], options: BatchOptions) -> [BatchResult] {
+    package func run(_ items: [BatchItem], options: BatchOptions) -> [BatchResult] {
         let batch = BatchState(total: items.count, options: options)
         for (position, item) in items.enumerated() {
             if options.cancellation.isCancelled { break }

@@ -13,16 +13,16 @@ import Foundation
 ///
 /// A path without `{` is left as it is. In one with fields, `{{` and `}}` write a brace. Any other field is
 /// refused, naming the ones there are.
-public struct OutputFields: Sendable, Equatable {
-    public var stem: String
-    public var name: String
-    public var ext: String
-    public var dir: String
-    public var index: Int
+package struct OutputFields: Sendable, Equatable {
+    package var stem: String
+    package var name: String
+    package var ext: String
+    package var dir: String
+    package var index: Int
 
     /// The fields of `input` (a path), found under `root` ("" when it has none: `{dir}` is then the
     /// input's own folder as written).
-    public init(input: String, root: String, index: Int) {
+    package init(input: String, root: String, index: Int) {
         let url = input as NSString
         name = url.lastPathComponent
         ext = url.pathExtension
@@ -34,13 +34,13 @@ public struct OutputFields: Sendable, Equatable {
 
     /// An item without an input file (a manifest row that does not set the bound parameter): only
     /// `{index}` can be filled.
-    public init(index: Int) {
+    package init(index: Int) {
         (stem, name, ext, dir) = ("", "", "", "")
         self.index = index
     }
 
     /// The field names, in the order messages list them.
-    public static let names = ["stem", "name", "ext", "dir", "index"]
+    package static let names = ["stem", "name", "ext", "dir", "index"]
 
     /// `folder` relative to `root` (both as written), or `folder` itself (without a leading `/`) when it
     /// is not under it.
@@ -54,7 +54,7 @@ public struct OutputFields: Sendable, Equatable {
     }
 
     /// Whether `text` names a field (has a `{` that is not `{{`).
-    public static func isTemplate(_ text: String) -> Bool {
+    package static func isTemplate(_ text: String) -> Bool {
         text.replacingOccurrences(of: "{{", with: "").contains("{")
     }
 
@@ -66,7 +66,7 @@ public struct OutputFields: Sendable, Equatable {
 
     /// `template` with its fields filled; refused when a field is unknown, a brace is unmatched, or an
     /// input field is asked of an item that has no input.
-    public func fill(_ template: String) throws(ParameterProblem) -> String {
+    package func fill(_ template: String) throws(ParameterProblem) -> String {
         guard template.contains("{") else { return template }
         var result = ""
         var rest = Substring(template)

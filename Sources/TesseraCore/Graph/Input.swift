@@ -16,12 +16,12 @@ public struct InputDeclaration: Sendable {
 
 extension InputDeclaration {
     /// The accepted types in words, for messages: "an image", "an image or contours", "any value".
-    public var typePhrase: String {
+    package var typePhrase: String {
         acceptsAll ? "any value" : accepted.phrase
     }
     /// The accepted types' names, for listings: "image", "image or contours", "boxes, faces, text or hands",
     /// "any".
-    public var typeName: String { acceptsAll ? "any" : listed(accepted.map(\.rawValue)) }
+    package var typeName: String { acceptsAll ? "any" : listed(accepted.map(\.rawValue)) }
 
     private var acceptsAll: Bool { Set(accepted) == Set(PortType.allCases) }
 }
@@ -179,7 +179,7 @@ public struct Input<Value: InputValue>: InputField {
         throw NodeConfigurationError("inputs are connected by the Tessera engine")
     }
 
-    public func connecting(_ newValue: NodeValue?) -> Input<Value>? {
+    package func connecting(_ newValue: NodeValue?) -> Input<Value>? {
         guard let typed = Value.from(newValue) else { return nil }
         var copy = self
         copy.value = typed
@@ -188,7 +188,7 @@ public struct Input<Value: InputValue>: InputField {
 }
 
 /// An ``Input`` seen without its value type, as the engine handles it.
-public protocol InputField: Sendable, Decodable {
+package protocol InputField: Sendable, Decodable {
     var declaration: InputDeclaration { get }
     /// A copy holding `value`; nil if `value` has the wrong type (or is missing for a required input).
     func connecting(_ value: NodeValue?) -> Self?

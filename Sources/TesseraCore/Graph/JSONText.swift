@@ -1,9 +1,9 @@
 /// What every writer of JSON text by hand shares (value files, run results, traces, graphs built in
 /// code): those writers keep their own layout, one contour or one box a line, which Foundation's
 /// serializer does not.
-public enum JSONText {
+package enum JSONText {
     /// `text` as the inside of a JSON string literal: quotes, backslashes and control characters escaped.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -19,5 +19,5 @@ public enum JSONText {
     }
 
     /// `text` as a JSON string literal, quotes included.
-    public static func quoted(_ text: String) -> String { "\"" + escape(text) + "\"" }
+    package static func quoted(_ text: String) -> String { "\"" + escape(text) + "\"" }
 }

@@ -11,14 +11,14 @@ import Synchronization
 public struct Jobs: Sendable {
     /// Runs `body` once for each index in `0..<count`, in any order and on any thread, and returns
     /// when all have run.
-    public let perform: @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
+    package let perform: @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
 
-    public init(perform: @escaping @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void) {
+    package init(perform: @escaping @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void) {
         self.perform = perform
     }
 
     /// One job after another on the caller's thread.
-    public static let serial = Jobs { count, body in
+    package static let serial = Jobs { count, body in
         for index in 0..<count { body(index) }
     }
 

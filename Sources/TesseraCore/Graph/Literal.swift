@@ -13,7 +13,7 @@ public enum Literal: Sendable, Equatable {
     case mapping([String: Literal])
 
     /// What kind of value this is, for messages: "a number", "a string", ...
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -68,10 +68,10 @@ extension Literal: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expr
 
 /// `Literal` from JSON, with JSON's own types (JSONDecoder does not read a number as a boolean): plugin
 /// catalogs and parameters, and values read back (``ValueJSON/parse(_:as:)``).
-public struct JSONLiteral: Decodable, Sendable {
-    public var literal: Literal
+package struct JSONLiteral: Decodable, Sendable {
+    package var literal: Literal
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             literal = .null

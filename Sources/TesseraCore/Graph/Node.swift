@@ -63,7 +63,7 @@ public struct NodeInfo: Sendable {
 
 /// A node type. Its stored properties are its interface: each ``Parameter`` and ``Input`` property
 /// declares one parameter or input port, under the property's name. The engine creates a node with
-/// its parameters and inputs set, then calls ``run()``.
+/// its parameters and inputs set, then calls ``ConfiguredNode/run()``.
 ///
 ///     struct Invert: Node {
 ///         static let info = NodeInfo(op: "invert", summary: "...", access: .point, outputs: [...], example: "...")
@@ -87,7 +87,7 @@ public protocol ConfiguredNode: Sendable {
     func validate() throws(NodeProblem)
     /// Every problem found without pixels, from the parameters and what ``ValidationContext`` knows of
     /// the inputs (their types) and of the graph (which parameters it sets): `save` of an image to
-    /// `.json`, or `quality` given for a format that takes none. By default, ``validate()``'s problem.
+    /// `.json`, or `quality` given for a format that takes none. By default, the problem `validate()` throws.
     func validate(in context: ValidationContext) -> [NodeProblem]
     /// Computes the outputs from the inputs and parameters.
     func run() throws -> NodeOutputs
@@ -131,7 +131,7 @@ public struct ValidationContext: Sendable {
     }
 }
 
-/// A problem with a node's parameters, found by ``Node/validate()``.
+/// A problem with a node's parameters, found by ``ConfiguredNode/validate()``.
 public struct NodeProblem: Error, Sendable, Equatable {
     /// The parameter whose position the message points at.
     public var parameter: String

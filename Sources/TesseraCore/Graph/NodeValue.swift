@@ -10,7 +10,7 @@ public enum PortType: String, Sendable, CaseIterable {
     case hands
 
     /// The type with an article, for messages: "an image", "boxes".
-    public var phrase: String {
+    package var phrase: String {
         switch self {
         case .image: "an image"
         case .contours: "contours"
@@ -47,7 +47,7 @@ public enum NodeValue: Sendable {
 
     /// The value as a port of `type` takes it: itself, or faces, text or hands as their boxes for a boxes port; nil
     /// when the port does not take it.
-    public func converted(to type: PortType) -> NodeValue? {
+    package func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }
         if type == .boxes, let boxes = [Box].from(self) { return .boxes(boxes) }
         return nil
@@ -194,7 +194,7 @@ public struct Contours: Sendable {
 
 extension [PortType] {
     /// The types' phrases as a list for messages: "boxes or faces", "boxes, faces, text or hands".
-    public var phrase: String { listed(map(\.phrase)) }
+    package var phrase: String { listed(map(\.phrase)) }
 }
 
 /// Words as a list of alternatives: "a", "a or b", "a, b or c".

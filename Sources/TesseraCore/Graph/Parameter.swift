@@ -75,15 +75,15 @@ public struct Parameter<Value: ParameterValue>: ParameterField {
         throw NodeConfigurationError("parameters are set by the Tessera engine")
     }
 
-    public func typed(_ literal: Literal, context: ParameterContext) throws(ParameterProblem) -> any ParameterValue {
+    package func typed(_ literal: Literal, context: ParameterContext) throws(ParameterProblem) -> any ParameterValue {
         try checked(Value(literal: literal, context: context))
     }
 
-    public func typed(upstream: NodeValue) throws(ParameterProblem) -> any ParameterValue {
+    package func typed(upstream: NodeValue) throws(ParameterProblem) -> any ParameterValue {
         try checked(Value(upstream: upstream))
     }
 
-    public func setting(_ newValue: any ParameterValue) -> Parameter<Value>? {
+    package func setting(_ newValue: any ParameterValue) -> Parameter<Value>? {
         guard let newValue = newValue as? Value else { return nil }
         var copy = self
         copy.value = newValue
@@ -105,7 +105,7 @@ public struct Parameter<Value: ParameterValue>: ParameterField {
 }
 
 /// A ``Parameter`` seen without its value type, as the engine handles it.
-public protocol ParameterField: Sendable, Decodable {
+package protocol ParameterField: Sendable, Decodable {
     var declaration: ParameterDeclaration { get }
     /// Reads, type-checks and range-checks a literal.
     func typed(_ literal: Literal, context: ParameterContext) throws(ParameterProblem) -> any ParameterValue
@@ -123,7 +123,7 @@ public struct NodeConfigurationError: Error, Sendable, CustomStringConvertible {
 
 extension ClosedRange where Bound == Double {
     /// `1...100`, `at least 0`, `at most 1`: a range as messages and docs write it.
-    public var rangeText: String {
+    package var rangeText: String {
         switch (lowerBound.isFinite, upperBound.isFinite) {
         case (true, false): "at least \(Literal.number(lowerBound).text)"
         case (false, true): "at most \(Literal.number(upperBound).text)"

@@ -3,19 +3,19 @@ import Foundation
 extension ValueJSON {
     /// The most a parsed value may hold: boxes, contours, and points in all contours. A value beyond
     /// them is refused, not allocated (a plugin or a file may claim anything).
-    public static let maxItems = 1 << 20
-    public static let maxPoints = 1 << 24
+    package static let maxItems = 1 << 20
+    package static let maxPoints = 1 << 24
     /// The largest coordinate or size a parsed value may give, in pixels (as the graph's own limit).
-    public static let maxCoordinate = Double(1 << 30)
+    package static let maxCoordinate = Double(1 << 30)
     /// The most pixels a contours' image or traced grid may cover (the default output limit, 2^32).
-    public static let maxArea = 1 << 32
+    package static let maxArea = 1 << 32
     /// The longest JSON text read: checked before anything is decoded.
-    public static let maxBytes = 256 << 20
+    package static let maxBytes = 256 << 20
 
     /// A problem with a value's JSON: what is wrong, and where in the value (`boxes[3].width`).
-    public struct ParseError: Error, CustomStringConvertible, Equatable {
-        public var message: String
-        public var description: String { message }
+    package struct ParseError: Error, CustomStringConvertible, Equatable {
+        package var message: String
+        package var description: String { message }
     }
 
     /// Reads `text`, the JSON ``encode(_:)`` writes for a value of `type`, back into the value: the inverse
@@ -23,7 +23,7 @@ extension ValueJSON {
     /// (the kind, every field's type, finite numbers in range, contour indices, counts under
     /// ``maxItems`` and ``maxPoints``), so a value from outside (a plugin, a file) is either valid or
     /// refused with one line saying where it is wrong.
-    public static func parse(_ text: String, as type: PortType) throws(ParseError) -> NodeValue {
+    package static func parse(_ text: String, as type: PortType) throws(ParseError) -> NodeValue {
         guard type != .image else { throw ParseError(message: "an image is not a JSON value") }
         guard text.utf8.count <= maxBytes else {
             throw ParseError(message: "\(text.utf8.count) bytes of JSON, more than the limit of \(maxBytes)")

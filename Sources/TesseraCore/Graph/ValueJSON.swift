@@ -5,9 +5,9 @@ import Foundation
 /// `hands.schema.json`, `number.schema.json`, `text.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
-public enum ValueJSON {
+package enum ValueJSON {
     /// `value` as the JSON its kind's schema describes; nil for an image.
-    public static func encode(_ value: NodeValue) -> String? {
+    package static func encode(_ value: NodeValue) -> String? {
         switch value {
         case .image: nil
         case .contours(let contours): json(contours)

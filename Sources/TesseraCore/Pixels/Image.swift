@@ -11,7 +11,7 @@ public enum PixelLayout: String, Sendable, CaseIterable {
     /// Channels in memory: 1 or 4.
     public var channels: Int { self == .gray ? 1 : 4 }
     /// Channels in a file: 1 to 4.
-    public var fileChannels: Int {
+    package var fileChannels: Int {
         switch self {
         case .gray: 1
         case .grayAlpha: 2
@@ -107,7 +107,7 @@ extension PixelSource {
 
 extension PixelBuffer {
     /// Encodes every row of the buffer: row `i` to `bytes + i * rowBytes`.
-    public func encodeRows(with encoder: SampleEncoder, into bytes: UnsafeMutableRawPointer, rowBytes: Int) {
+    package func encodeRows(with encoder: SampleEncoder, into bytes: UnsafeMutableRawPointer, rowBytes: Int) {
         let width = region.width
         let rowLength = self.rowLength
         samples.withUnsafeBufferPointer { samples in
@@ -158,7 +158,7 @@ public struct Image: Sendable {
 
     /// The same image, metadata included, with its pixels served by `source` (a cache, a scheduler's
     /// parallel reader): `source` must give the same pixels.
-    public func withSource(_ source: any PixelSource) -> Image {
+    package func withSource(_ source: any PixelSource) -> Image {
         var image = Image(width: width, height: height, layout: layout, depth: depth, source: source)
         image.metadata = metadata
         return image
@@ -218,12 +218,12 @@ public struct Image: Sendable {
 }
 
 /// A source over a buffer in memory.
-public struct BufferSource: PixelSource {
-    public let buffer: PixelBuffer
+package struct BufferSource: PixelSource {
+    package let buffer: PixelBuffer
 
-    public init(buffer: PixelBuffer) { self.buffer = buffer }
+    package init(buffer: PixelBuffer) { self.buffer = buffer }
 
-    public func render(into target: inout PixelBuffer) throws {
+    package func render(into target: inout PixelBuffer) throws {
         target.copy(from: buffer)
     }
 }

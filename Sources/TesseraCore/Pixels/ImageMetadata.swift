@@ -22,13 +22,13 @@ public struct ImageMetadata: Sendable, Equatable {
     public var isEmpty: Bool { iccProfile == nil && exif == nil && xmp == nil }
 
     /// The color space an ICC profile describes, from its header ("RGB ", "GRAY", "CMYK"...), or nil.
-    public var profileColorSpace: String? {
+    package var profileColorSpace: String? {
         guard let profile = iccProfile, profile.count >= 128 else { return nil }
         return String(decoding: profile[16..<20], as: UTF8.self)
     }
 
     /// Whether the profile can describe an image of `layout`: an RGB profile for RGB, a gray one for gray.
-    public func profileFits(_ layout: PixelLayout) -> Bool {
+    package func profileFits(_ layout: PixelLayout) -> Bool {
         switch profileColorSpace {
         case "RGB ": !layout.isGray
         case "GRAY": layout.isGray

@@ -50,18 +50,18 @@ public struct KernelInput: Sendable {
 /// input regions the kernel declares (padded by their edge modes), then the kernel.
 ///
 /// A class, so the scheduler can tell images apart and walk from an output back through its inputs.
-public final class KernelSource: PixelSource {
-    public let kernel: any ImageKernel
-    public let inputs: [KernelInput]
-    public let channels: Int
+package final class KernelSource: PixelSource {
+    package let kernel: any ImageKernel
+    package let inputs: [KernelInput]
+    package let channels: Int
 
-    public init(kernel: any ImageKernel, inputs: [KernelInput], channels: Int) {
+    package init(kernel: any ImageKernel, inputs: [KernelInput], channels: Int) {
         self.kernel = kernel
         self.inputs = inputs
         self.channels = channels
     }
 
-    public func render(into output: inout PixelBuffer) throws {
+    package func render(into output: inout PixelBuffer) throws {
         // The input buffers come from this thread's spares and go back to them: a worker rendering tile
         // after tile allocates nothing per tile.
         var buffers = SpareSamples.current.takeFrame()

@@ -102,7 +102,7 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     /// row by row from the top left; tiles on the right and bottom edges are cut to fit.
     ///
     /// - Complexity: O(number of tiles).
-    public func tiles(width tileWidth: Int, height tileHeight: Int) -> [Rect] {
+    package func tiles(width tileWidth: Int, height tileHeight: Int) -> [Rect] {
         precondition(tileWidth > 0 && tileHeight > 0, "tile sizes must be positive")
         guard !isEmpty else { return [] }
         var result: [Rect] = []
@@ -122,7 +122,7 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
 
     /// The cells of a grid of `cellWidth` x `cellHeight` anchored at (0, 0) that this rectangle touches,
     /// each cut to this rectangle. This is how a region maps onto a tiled file's tiles.
-    public func gridCells(width cellWidth: Int, height cellHeight: Int) -> [Rect] {
+    package func gridCells(width cellWidth: Int, height cellHeight: Int) -> [Rect] {
         precondition(cellWidth > 0 && cellHeight > 0, "cell sizes must be positive")
         guard !isEmpty else { return [] }
         let x0 = (minX / cellWidth) * cellWidth

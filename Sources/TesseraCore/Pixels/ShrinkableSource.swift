@@ -5,17 +5,17 @@
 /// (a `resize` to a thumbnail), the engine's plan picks a shrink, ``decodingSmaller(by:)`` makes that
 /// decode, and those nodes read it (``Image/smallerDecode``) and map it onto their output as they would
 /// the full image: the graph sees the full size, and only the time changes.
-public struct ShrinkableSource: PixelSource {
+package struct ShrinkableSource: PixelSource {
     /// The full decode: what reading this source gives.
-    public let full: Image
+    package let full: Image
     /// The shrinks the file can be decoded at, besides 1.
-    public let shrinks: [Int]
+    package let shrinks: [Int]
     /// The decode the plan chose, when it chose one.
-    public let chosen: SmallerDecode?
+    package let chosen: SmallerDecode?
     private let decode: @Sendable (Int) throws -> SmallerDecode
 
     /// A source over `full` that `decode` can also make at any of `shrinks`.
-    public init(full: Image, shrinks: [Int], decode: @escaping @Sendable (_ shrink: Int) throws -> SmallerDecode) {
+    package init(full: Image, shrinks: [Int], decode: @escaping @Sendable (_ shrink: Int) throws -> SmallerDecode) {
         self.full = full
         self.shrinks = shrinks
         self.decode = decode
@@ -30,24 +30,24 @@ public struct ShrinkableSource: PixelSource {
     }
 
     /// This source with its smaller decode at `shrink` made (its header read; no pixel is decoded yet).
-    public func decodingSmaller(by shrink: Int) throws -> ShrinkableSource {
+    package func decodingSmaller(by shrink: Int) throws -> ShrinkableSource {
         ShrinkableSource(self, chosen: try decode(shrink))
     }
 
     /// This source with its chosen decode's pixels served by `image` instead (the scheduler's wrapper
     /// around them); unchanged when none was chosen.
-    public func servingSmallerDecode(from image: Image) -> ShrinkableSource {
+    package func servingSmallerDecode(from image: Image) -> ShrinkableSource {
         guard var chosen else { return self }
         chosen.image = image
         return ShrinkableSource(self, chosen: chosen)
     }
 
-    public func render(into buffer: inout PixelBuffer) throws { try full.source.render(into: &buffer) }
-    public var preferredTileSize: (width: Int, height: Int)? { full.source.preferredTileSize }
-    public var prefersSequentialRows: Bool { full.source.prefersSequentialRows }
-    public var givesFileSamples: Bool { full.source.givesFileSamples }
+    package func render(into buffer: inout PixelBuffer) throws { try full.source.render(into: &buffer) }
+    package var preferredTileSize: (width: Int, height: Int)? { full.source.preferredTileSize }
+    package var prefersSequentialRows: Bool { full.source.prefersSequentialRows }
+    package var givesFileSamples: Bool { full.source.givesFileSamples }
 
-    public func encode(
+    package func encode(
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
         rowBytes: Int
     ) throws {
@@ -56,16 +56,16 @@ public struct ShrinkableSource: PixelSource {
 }
 
 /// An image decoded smaller than the image it stands for (``ShrinkableSource``).
-public struct SmallerDecode: Sendable {
+package struct SmallerDecode: Sendable {
     /// The decoded pixels: `ceil(side / shrink)` on each side.
-    public var image: Image
-    public var shrink: Int
+    package var image: Image
+    package var shrink: Int
     /// The part of ``image`` the file's pixels cover, in its pixels: all of it but for partial blocks at
     /// its far edges (or near ones, once an orientation turns it), which hold fewer of the file's pixels.
     /// A reader maps this part, not the whole decoded image, onto the full image's geometry.
-    public var part: (x: Double, y: Double, width: Double, height: Double)
+    package var part: (x: Double, y: Double, width: Double, height: Double)
 
-    public init(image: Image, shrink: Int, part: (x: Double, y: Double, width: Double, height: Double)) {
+    package init(image: Image, shrink: Int, part: (x: Double, y: Double, width: Double, height: Double)) {
         self.image = image
         self.shrink = shrink
         self.part = part
@@ -74,5 +74,5 @@ public struct SmallerDecode: Sendable {
 
 extension Image {
     /// The smaller decode the engine chose to read this image from (shrink-on-load), if it chose one.
-    public var smallerDecode: SmallerDecode? { (source as? ShrinkableSource)?.chosen }
+    package var smallerDecode: SmallerDecode? { (source as? ShrinkableSource)?.chosen }
 }

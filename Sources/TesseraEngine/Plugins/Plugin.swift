@@ -111,7 +111,7 @@ public final class Plugin: @unchecked Sendable {
     /// `TESSERA_PLUGIN_PATH` (colon-separated), then a `plugins` folder beside the executable. Files
     /// ending in `.so`, in name order within each folder.
     /// The executable is the running one (`/proc/self/exe`: where the file is, whatever path or link ran it).
-    public static func searchPath(
+    package static func searchPath(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         executable: String = runningExecutable
     ) -> [String] {
@@ -127,7 +127,7 @@ public final class Plugin: @unchecked Sendable {
 
 extension Plugin {
     /// The path of the running executable's file.
-    public static var runningExecutable: String {
+    package static var runningExecutable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }
