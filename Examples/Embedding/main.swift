@@ -1,6 +1,6 @@
 // A program embedding Tessera: it registers a node of its own, builds a graph in code and loads one
-// from text, feeds an image it holds in memory, overrides a parameter, watches progress, reads the
-// results back as pixels and boxes, and cancels a run. `swift run EmbeddingExample` runs it; the tests
+// from text, feeds images it holds in memory to an input node, overrides a parameter, watches progress,
+// reads the results back as pixels and boxes, and cancels a run. `swift run EmbeddingExample` runs it; the tests
 // run it too and check what it prints.
 import Foundation
 import Tessera
@@ -80,10 +80,10 @@ do {
     for y in 0..<32 { for x in 0..<64 { ramp[x, y, 0] = Float(x) / 63 } }
     let image = Image(buffer: ramp, layout: .gray)
 
-    // 3. A graph built in code. `photo` is a load node, but the program supplies its image, so no file
-    // is read.
+    // 3. A graph built in code. `photo` is an input node: the program supplies its image, of the size and
+    // channels it declares.
     var builder = GraphBuilder()
-    builder.add("photo", op: "load", ["path": "in-memory.png"])
+    builder.add("photo", op: "input", ["width": 64, "height": 32, "channels": 1])
     builder.add("inverted", op: "invert", ["input": "photo"])
     builder.add("soft", op: "gaussianBlur", ["input": "inverted", "sigma": 2])
     builder.add("box", op: "brightBox", ["input": "soft", "threshold": 0.75])
@@ -107,7 +107,7 @@ do {
     let text = """
         version: 1
         nodes:
-          photo: { op: load, path: in-memory.png }
+          photo: { op: input, width: 64, height: 32, channels: 1 }
           box: { op: brightBox, input: photo, threshold: 0.1 }
         """
     let fromText = try Graph.parse(
@@ -116,6 +116,16 @@ do {
     let second = try fromText.run(supplying: ["photo": .image(image)], keeping: ["box"])
     if case .boxes(let found)? = second.outputs["box"] {
         print("text graph box x: \(found.first.map { Int($0.x) } ?? -1)")
+    }
+    // An image of another size than the input declares is refused before anything runs, at its line.
+    let bytes = [UInt8](repeating: 128, count: 32 * 32)
+    let square = try bytes.withUnsafeBytes { raw in
+        try Image(copying: raw, SampleBufferLayout(width: 32, height: 32, channels: 1, depth: .uint8))
+    }
+    do {
+        try fromText.run(supplying: ["photo": .image(square)], keeping: ["box"])
+    } catch {
+        print(error)
     }
 
     // 6. Cancel: a run whose cancellation is already set stops with an error that says so.

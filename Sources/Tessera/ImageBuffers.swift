@@ -77,6 +77,26 @@ extension Image {
         self.init(buffer: buffer, layout: pixelLayout, depth: layout.depth)
     }
 
+    /// An image holding a copy of `bytes`, laid out as `layout` says; refused when the buffer is shorter
+    /// than the layout spans (``SampleBufferLayout/byteCount``).
+    public init(copying bytes: UnsafeRawBufferPointer, _ layout: SampleBufferLayout) throws(ImageError) {
+        guard let base = bytes.baseAddress, bytes.count >= layout.byteCount else {
+            throw ImageError(
+                message: "the buffer holds \(bytes.count) bytes, fewer than the \(layout.byteCount) its layout spans")
+        }
+        try self.init(copying: base, layout)
+    }
+
+    /// Renders this image into `bytes` as the pointer version does; refused when the buffer is shorter
+    /// than the layout spans.
+    public func copyPixels(to bytes: UnsafeMutableRawBufferPointer, _ layout: SampleBufferLayout) throws {
+        guard let base = bytes.baseAddress, bytes.count >= layout.byteCount else {
+            throw ImageError(
+                message: "the buffer holds \(bytes.count) bytes, fewer than the \(layout.byteCount) its layout spans")
+        }
+        try copyPixels(to: base, layout)
+    }
+
     /// Renders this image and writes its samples to `base`, laid out as `layout` says (its width and
     /// height must be this image's): integers are rounded to the nearest level, ties to even, as `save`
     /// writes them, so the bytes are those of a PNG or TIFF the graph would save; a gray image fills

@@ -127,6 +127,10 @@ import TesseraIO
         #expect(lines.contains("progress reached 1.00"))
         // The overridden threshold 0.5: x/63 > 0.5 from x = 32.
         #expect(lines.contains("text graph box x: 32"))
+        #expect(
+            lines.contains(
+                "inline.yaml:3:30: error: input node 'photo': the image supplied is 32x32, and the graph declares 64x32"
+            ))
         #expect(lines.contains("cancelled run: stopped"))
         #expect(lines.last?.hasSuffix("did you mean 'sigma'?") == true)
     }

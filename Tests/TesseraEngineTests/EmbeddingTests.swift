@@ -115,3 +115,112 @@ import Testing
         #expect(error?.isCancellation == false)
     }
 }
+
+/// `input` nodes and images from and to a program's memory.
+@Suite struct InputNodeTests {
+    static let graph = """
+        version: 1
+        nodes:
+          photo: { op: input, width: 4, height: 3, channels: 3, depth: 16 }
+          part: { op: crop, input: photo, rect: [1, 1, 2, 2] }
+        """
+
+    /// Samples with padded rows go in, and come back out in every format: 16-bit exactly, 8-bit as the
+    /// nearest level (OpenCV's rounding of v / 257), float as v / 65535.
+    @Test func samplesGoInAndComeBackOut() throws {
+        let graph = try Graph.parse(Self.graph, file: "g.yaml", baseFolder: ".", catalog: .builtin())
+        // 4 pixels of 3 samples a row, padded to 14 samples.
+        let words: [UInt16] = (0..<(3 * 14)).map { UInt16(truncatingIfNeeded: $0 &* 1543 &+ 11) }
+        let image = try words.withUnsafeBytes { raw in
+            try Image(copying: raw, SampleBufferLayout(width: 4, height: 3, channels: 3, depth: .uint16, rowBytes: 28))
+        }
+        #expect(image.layout == .rgb && image.depth == .uint16)
+        let report = try graph.run(supplying: ["photo": .image(image)], keeping: ["part"])
+        guard case .image(let part)? = report.outputs["part"] else {
+            Issue.record("no kept image")
+            return
+        }
+        var sixteen = [UInt16](repeating: 0, count: 2 * 2 * 3)
+        try sixteen.withUnsafeMutableBytes {
+            try part.copyPixels(to: $0, .init(width: 2, height: 2, channels: 3, depth: .uint16))
+        }
+        var expected: [UInt16] = []
+        for y in 1...2 {
+            for x in 1...2 {
+                for c in 0..<3 { expected.append(words[y * 14 + x * 3 + c]) }
+            }
+        }
+        #expect(sixteen == expected)
+        var eight = [UInt8](repeating: 0, count: 2 * 2 * 4)
+        try eight.withUnsafeMutableBytes {
+            try part.copyPixels(to: $0, .init(width: 2, height: 2, channels: 4, depth: .uint8))
+        }
+        var rounded: [UInt8] = []
+        for pixel in 0..<4 {
+            for c in 0..<4 {
+                let value: UInt16 = c == 3 ? 65535 : expected[pixel * 3 + c]
+                rounded.append(UInt8((Double(value) / 257).rounded(.toNearestOrEven)))
+            }
+        }
+        #expect(eight == rounded)
+        var floats = [Float](repeating: 0, count: 4)
+        try floats.withUnsafeMutableBytes {
+            try part.copyPixels(to: $0, .init(width: 2, height: 2, channels: 1, depth: .float32))
+        }
+        for pixel in 0..<4 {
+            let red = Float(expected[pixel * 3]) / 65535
+            #expect(abs(floats[pixel] - red) < 1e-7)
+        }
+    }
+
+    /// What does not fit is refused with a message, before anything runs or is read.
+    @Test func mismatchesAreRefused() throws {
+        let graph = try Graph.parse(Self.graph, file: "g.yaml", baseFolder: ".", catalog: .builtin())
+        func image(_ width: Int, _ channels: Int, _ depth: SampleDepth) throws -> Image {
+            let bytes = [UInt8](repeating: 0, count: width * 3 * channels * 4)
+            return try bytes.withUnsafeBytes {
+                try Image(copying: $0, .init(width: width, height: 3, channels: channels, depth: depth))
+            }
+        }
+        let cases: [(Image, String)] = [
+            (
+                try image(5, 3, .uint16),
+                "g.yaml:3:30: error: input node 'photo': the image supplied is 5x3, and the graph declares 4x3"
+            ),
+            (
+                try image(4, 4, .uint16),
+                "g.yaml:3:54: error: input node 'photo': the image supplied has 4 channels, and the graph declares 3"
+            ),
+            (
+                try image(4, 3, .uint8),
+                "g.yaml:3:64: error: input node 'photo': the image supplied has 8-bit samples, and the graph declares 16"
+            ),
+        ]
+        for (supplied, message) in cases {
+            #expect(throws: RunError.self) { try graph.check(supplying: ["photo": .image(supplied)]) }
+            do {
+                try graph.run(supplying: ["photo": .image(supplied)], keeping: ["part"])
+                Issue.record("ran with \(supplied.width)x\(supplied.height)")
+            } catch {
+                #expect(error.description == message)
+            }
+        }
+        let short = [UInt8](repeating: 0, count: 10)
+        #expect(throws: ImageError.self) {
+            try short.withUnsafeBytes { try Image(copying: $0, .init(width: 4, height: 3, channels: 1, depth: .uint8)) }
+        }
+        let stride = [UInt8](repeating: 0, count: 100)
+        #expect(throws: ImageError.self) {
+            try stride.withUnsafeBytes {
+                try Image(copying: $0, .init(width: 4, height: 3, channels: 3, depth: .uint8, rowBytes: 11))
+            }
+        }
+        // Nothing supplied: the input fails at its line, saying how to supply it.
+        do {
+            try graph.run(keeping: ["part"])
+            Issue.record("ran without its input")
+        } catch {
+            #expect(error.description.hasPrefix("g.yaml:3:3: error: input node 'photo': no image was supplied"))
+        }
+    }
+}
