@@ -56,22 +56,9 @@ extension Image {
         buffer.samples.withUnsafeMutableBufferPointer { samples in
             guard let target = samples.baseAddress else { return }
             for y in 0..<layout.height {
-                let row = base + y * layout.rowBytes
-                let into = target + y * layout.width * pixelLayout.channels
-                switch layout.depth {
-                case .uint8:
-                    Samples.decode(
-                        row.assumingMemoryBound(to: UInt8.self), fileChannels: layout.channels,
-                        stride: layout.channels, count: layout.width, scale: 1 / 255, into: into)
-                case .uint16:
-                    Samples.decode(
-                        row.assumingMemoryBound(to: UInt16.self), fileChannels: layout.channels,
-                        stride: layout.channels, count: layout.width, scale: 1 / 65535, into: into)
-                case .float32:
-                    Samples.decode(
-                        row.assumingMemoryBound(to: Float.self), fileChannels: layout.channels,
-                        stride: layout.channels, count: layout.width, scale: 1, into: into)
-                }
+                Samples.decode(
+                    row: base + y * layout.rowBytes, depth: layout.depth, fileChannels: layout.channels,
+                    count: layout.width, into: target + y * layout.width * pixelLayout.channels)
             }
         }
         self.init(buffer: buffer, layout: pixelLayout, depth: layout.depth)
@@ -111,28 +98,13 @@ extension Image {
         guard Int(bitPattern: base) % (layout.depth.bits / 8) == 0 else {
             throw ImageError(message: "the buffer is not aligned to its \(layout.depth.bits / 8)-byte samples")
         }
-        let rgba = try pixels()
-        rgba.samples.withUnsafeBufferPointer { samples in
+        let pixels = try pixels()
+        let encoder = Samples.encoder(channels: pixels.channels, fileChannels: layout.channels, depth: layout.depth)
+        pixels.samples.withUnsafeBufferPointer { samples in
             guard let source = samples.baseAddress else { return }
             for y in 0..<height {
-                let from = source + y * width * rgba.channels
-                let row = base + y * layout.rowBytes
-                switch layout.depth {
-                case .uint8:
-                    Samples.encode(
-                        from, channels: rgba.channels, count: width, fileChannels: layout.channels, maxValue: 255,
-                        into: row.assumingMemoryBound(to: UInt8.self))
-                case .uint16:
-                    Samples.encode(
-                        from, channels: rgba.channels, count: width, fileChannels: layout.channels,
-                        maxValue: 65535, into: row.assumingMemoryBound(to: UInt16.self))
-                case .float32:
-                    Samples.encode(
-                        from, channels: rgba.channels, count: width, fileChannels: layout.channels, maxValue: 1,
-                        into: row.assumingMemoryBound(to: Float.self))
-                }
+                encoder.encode(source + y * pixels.rowLength, width, base + y * layout.rowBytes)
             }
         }
     }
-
 }

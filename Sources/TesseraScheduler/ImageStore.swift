@@ -102,21 +102,9 @@ final class ImageStore: Sendable {
             guard let out = samples.baseAddress else { return }
             for row in 0..<region.height {
                 let from = base + (region.minY + row) * rowBytes
-                let to = out + row * rowLength
-                switch format.depth {
-                case .uint8:
-                    Samples.decode(
-                        from.assumingMemoryBound(to: UInt8.self), fileChannels: format.channels,
-                        stride: format.channels, count: region.width, scale: 1 / 255, into: to)
-                case .uint16:
-                    Samples.decode(
-                        from.assumingMemoryBound(to: UInt16.self), fileChannels: format.channels,
-                        stride: format.channels, count: region.width, scale: 1 / 65535, into: to)
-                case .float32:
-                    Samples.decode(
-                        from.assumingMemoryBound(to: Float.self), fileChannels: format.channels,
-                        stride: format.channels, count: region.width, scale: 1, into: to)
-                }
+                Samples.decode(
+                    row: from, depth: format.depth, fileChannels: format.channels, count: region.width,
+                    into: out + row * rowLength)
             }
         }
     }

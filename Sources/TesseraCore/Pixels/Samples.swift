@@ -139,6 +139,28 @@ extension Samples {
     /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
     /// alpha first, `value * alpha + background * (1 - alpha)` (to 1 channel, over the background's
     /// Rec. 709 luminance), instead of dropping the alpha.
+    /// Decodes `count` packed pixels of `fileChannels` samples of `depth` at `row` (integers scaled to
+    /// 0...1) into 1 (gray) or 4 Float32 channels, as ``decode(_:fileChannels:stride:count:scale:into:)``.
+    package static func decode(
+        row: UnsafeRawPointer, depth: SampleDepth, fileChannels: Int, count: Int,
+        into target: UnsafeMutablePointer<Float>
+    ) {
+        switch depth {
+        case .uint8:
+            decode(
+                row.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels, stride: fileChannels,
+                count: count, scale: 1 / 255, into: target)
+        case .uint16:
+            decode(
+                row.assumingMemoryBound(to: UInt16.self), fileChannels: fileChannels, stride: fileChannels,
+                count: count, scale: 1 / 65535, into: target)
+        case .float32:
+            decode(
+                row.assumingMemoryBound(to: Float.self), fileChannels: fileChannels, stride: fileChannels,
+                count: count, scale: 1, into: target)
+        }
+    }
+
     package static func encoder(
         channels: Int, fileChannels: Int, depth: SampleDepth, background: SIMD3<Float>? = nil
     ) -> SampleEncoder {
