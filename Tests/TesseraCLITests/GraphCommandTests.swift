@@ -262,3 +262,55 @@ import TesseraNodes
         }
     }
 }
+
+/// `run --input NODE=FILE`: a graph's `input` node fed from a file on the command line.
+@Suite struct RunInputTests {
+    static let graph = """
+        version: 1
+        nodes:
+          photo: { op: input, width: 512, height: 512, channels: 3 }
+          soft: { op: gaussianBlur, input: photo, sigma: 2 }
+          out: { op: save, input: soft, path: fed.png }
+        """
+
+    @Test func anInputNodeTakesAFileAndGivesWhatLoadGives() throws {
+        try withTemporaryFolder { folder in
+            try Self.graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(GraphCommandTests.photo) }
+              soft: { op: gaussianBlur, input: photo, sigma: 2 }
+              out: { op: save, input: soft, path: loaded.png }
+            """.write(to: folder.appendingPathComponent("l.yaml"), atomically: false, encoding: .utf8)
+            let fed = try CLI.run(["run", "g.yaml", "-q", "--input", "photo=" + GraphCommandTests.photo], in: folder)
+            #expect(fed.status == 0, "\(fed.stderr)")
+            #expect(try CLI.run(["run", "l.yaml", "-q"], in: folder).status == 0)
+            let bytes = try Data(contentsOf: folder.appendingPathComponent("fed.png"))
+            #expect(bytes == (try Data(contentsOf: folder.appendingPathComponent("loaded.png"))))
+        }
+    }
+
+    @Test(arguments: [
+        (
+            ["--input", "photo=small.png"],
+            "g.yaml:3:30: error: input node 'photo': the image supplied is 61x47, and the graph declares 512x512"
+        ),
+        (["--input", "phto=small.png"], "g.yaml: error: the graph has no node 'phto'; did you mean 'photo'?"),
+        (["--input", "photo=missing.png"], "missing.png: no such file"),
+        (["--input", "photo"], "Error: --input takes NODE=FILE, as photo=photo.png, not 'photo'"),
+        ([], "g.yaml:3:3: error: input node 'photo': no image was supplied for this input"),
+    ])
+    func mistakesAreExplained(arguments: [String], message: String) throws {
+        try withTemporaryFolder { folder in
+            try Self.graph.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
+            try FileManager.default.copyItem(
+                at: CLI.fixtures.appendingPathComponent("png/rgb-8bit.png"),
+                to: folder.appendingPathComponent("small.png"))
+            let result = try CLI.run(["run", "g.yaml", "-q"] + arguments, in: folder)
+            #expect(result.status == (arguments.isEmpty ? 1 : 2) && !result.signaled)
+            #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("fed.png").path))
+        }
+    }
+}
