@@ -120,7 +120,47 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: GraphOptions
     @OptionGroup var plugins: PluginOptions
+    @OptionGroup var running: RunArguments
 
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp(
+            "Supply an `input` node's image from a file: NODE=FILE (repeatable). It must have the size and "
+                + "channels the node declares.", valueName: "node=file"))
+    var inputs: [String] = []
+
+    func validate() throws {
+        for input in inputs where !input.contains("=") || input.hasPrefix("=") || input.hasSuffix("=") {
+            throw ValidationError("--input takes NODE=FILE, as photo=photo.png, not '\(input)'")
+        }
+    }
+
+    /// The images of `--input NODE=FILE`, read from their files (headers now, pixels as the run reads
+    /// them) and held to what their nodes declare; problems end the command with status 2.
+    func suppliedImages(for graph: Graph) throws -> [String: NodeValue] {
+        var supplied: [String: NodeValue] = [:]
+        do {
+            for input in inputs {
+                let (node, path) = (String(input.prefix { $0 != "=" }), String(input.drop { $0 != "=" }.dropFirst()))
+                supplied[node] = .image(try ImageFile.load(path: path).1)
+            }
+            try graph.check(supplying: supplied)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        return supplied
+    }
+
+    func run() throws {
+        let graph = try options.load(
+            graph, catalog: plugins.catalog(), defaults: running.loadLimits, maxOutputPixels: running.maxOutputPixels)
+        try running.execute(graph, supplying: suppliedImages(for: graph))
+    }
+}
+
+/// How `run` and `chain` run a graph: threads, tiles, limits, progress, trace, stats, plan and JSON.
+struct RunArguments: ParsableArguments {
     @Option(help: "Worker threads rendering tiles, 1 to \(RunOptions.maximumThreads) (default: one per core).")
     var threads: Int = RunOptions.cores
 
@@ -138,13 +178,6 @@ struct Run: ParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
-
-    @Option(
-        name: .customLong("input"),
-        help: ArgumentHelp(
-            "Supply an `input` node's image from a file: NODE=FILE (repeatable). It must have the size and "
-                + "channels the node declares.", valueName: "node=file"))
-    var inputs: [String] = []
 
     @Option(help: "Set maxPixels on every load node: refuse images whose header claims more pixels than this.")
     var maxPixels: Int?
@@ -184,40 +217,36 @@ struct Run: ParsableCommand {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
         try checkBytes("--max-memory", maxMemory)
         try checkBytes("--disk-threshold", diskThreshold)
-        for input in inputs where !input.contains("=") || input.hasPrefix("=") || input.hasSuffix("=") {
-            throw ValidationError("--input takes NODE=FILE, as photo=photo.png, not '\(input)'")
-        }
     }
 
-    /// The images of `--input NODE=FILE`, read from their files (headers now, pixels as the run reads
-    /// them) and held to what their nodes declare; problems end the command with status 2.
-    func suppliedImages(for graph: Graph) throws -> [String: NodeValue] {
-        var supplied: [String: NodeValue] = [:]
-        do {
-            for input in inputs {
-                let (node, path) = (String(input.prefix { $0 != "=" }), String(input.drop { $0 != "=" }.dropFirst()))
-                supplied[node] = .image(try ImageFile.load(path: path).1)
-            }
-            try graph.check(supplying: supplied)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        return supplied
-    }
-
-    func run() throws {
+    /// `--max-pixels` and `--max-memory` as settings of every load node, by parameter name.
+    var loadLimits: [String: String] {
         var limits: [String: String] = [:]
         if let maxPixels { limits["maxPixels"] = "\(maxPixels)" }
         if let bytes = maxMemory.flatMap(DecodeOptions.parseBytes) { limits["maxMemory"] = "\(bytes)" }
-        let graph = try options.load(
-            graph, catalog: plugins.catalog(), defaults: limits, maxOutputPixels: maxOutputPixels)
+        return limits
+    }
+
+    /// Runs a validated graph as these arguments say, with `supplied` images for its input nodes: a bar
+    /// on a terminal, Ctrl-C and SIGTERM stopping it cleanly (status 130), a failure with status 1.
+    ///
+    /// `reporting` shows a failure of a node at its place (`chain` points into its line); by default the
+    /// error is printed as `FILE:LINE:COLUMN: error: ...`.
+    func execute(
+        _ graph: Graph, supplying supplied: [String: NodeValue] = [:], reporting: ((RunError) -> Void)? = nil
+    ) throws {
+        func fail(_ error: any Error) {
+            if let reporting, let error = error as? RunError {
+                reporting(error)
+            } else {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+            }
+        }
         // A trace that cannot be written is found now, not after a long run.
         if let trace, let problem = FileSystem.writeProblem(trace) {
             FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))
             throw ExitCode(1)
         }
-        let supplied = try suppliedImages(for: graph)
         let cancellation = Cancellation()
         let interrupt = Interrupt(cancelling: cancellation)
         defer { interrupt.stop() }
@@ -233,7 +262,7 @@ struct Run: ParsableCommand {
                 StandardOutput.print(
                     try graph.plan(options: runOptions, supplying: supplied).description, terminator: "")
             } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                fail(error)
                 throw ExitCode(1)
             }
             return
@@ -241,7 +270,7 @@ struct Run: ParsableCommand {
         do {
             try graph.createOutputFolders(templatesOnly: true)
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            fail(error)
             throw ExitCode(1)
         }
         let report: RunReport
@@ -254,7 +283,7 @@ struct Run: ParsableCommand {
                 FileHandle.standardError.write(Data("tessera: interrupted; no output was left half-written\n".utf8))
                 throw ExitCode(130)
             }
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            fail(error)
             throw ExitCode(1)
         }
         if let trace {

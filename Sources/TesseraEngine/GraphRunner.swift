@@ -49,9 +49,10 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 
     /// `FILE:LINE:COLUMN: error: save node 'out': MESSAGE`; without the node when there is none (`op`
     /// empty: a name the graph does not have).
-    public var description: String {
-        Diagnostic.error(location, op.isEmpty ? message : "\(op) node '\(node)': \(message)").description
-    }
+    public var description: String { Diagnostic.error(location, statement).description }
+
+    /// `save node 'out': MESSAGE`: what went wrong and at which node, without the place.
+    package var statement: String { op.isEmpty ? message : "\(op) node '\(node)': \(message)" }
 }
 
 extension Graph {

@@ -314,3 +314,72 @@ import TesseraNodes
         }
     }
 }
+
+/// `tessera chain`: the same bytes as the graph file it stands for, that file printed by `--emit-graph`,
+/// and errors shown under the chain at their column.
+@Suite struct ChainCommandTests {
+    static let steps = "contrast amount=1.5 | gaussianBlur sigma=2 | crop aspectRatio=4:3"
+
+    @Test func aChainWritesWhatItsGraphFileWrites() throws {
+        try withTemporaryFolder { folder in
+            let photo = GraphCommandTests.photo
+            let chained = try CLI.run(["chain", photo, Self.steps, "chained.png", "-q"], in: folder)
+            #expect(chained.status == 0, "\(chained.stderr)")
+            try """
+            version: 1
+            nodes:
+              photo: { op: load, path: \(photo) }
+              c: { op: contrast, input: photo, amount: 1.5 }
+              b: { op: gaussianBlur, input: c, sigma: 2 }
+              k: { op: crop, input: b, aspectRatio: 4:3 }
+              o: { op: save, input: k, path: file.png }
+            """.write(to: folder.appendingPathComponent("g.yaml"), atomically: false, encoding: .utf8)
+            #expect(try CLI.run(["run", "g.yaml", "-q"], in: folder).status == 0)
+            let bytes = try Data(contentsOf: folder.appendingPathComponent("chained.png"))
+            #expect(bytes == (try Data(contentsOf: folder.appendingPathComponent("file.png"))))
+            // --emit-graph prints a graph file that runs to the same bytes.
+            let emitted = try CLI.run(["chain", photo, Self.steps, "emitted.png", "--emit-graph"], in: folder)
+            #expect(
+                emitted.status == 0
+                    && emitted.stdout.contains("  crop: { op: crop, input: gaussianBlur, aspectRatio: 4:3 }\n"))
+            try emitted.stdout.write(to: folder.appendingPathComponent("e.yaml"), atomically: false, encoding: .utf8)
+            #expect(try CLI.run(["validate", "e.yaml"], in: folder).status == 0)
+            #expect(try CLI.run(["run", "e.yaml", "-q"], in: folder).status == 0)
+            #expect(bytes == (try Data(contentsOf: folder.appendingPathComponent("emitted.png"))))
+        }
+    }
+
+    @Test(arguments: [
+        (
+            "contrast amount=1.5 | gaussianBlur sigma=-2", 2,
+            "chain:1:42: error: gaussianBlur.sigma: -2 is out of range: 0...1000\n  contrast amount=1.5 | gaussianBlur sigma=-2\n                                           ^\n"
+        ),
+        (
+            "contrast amount=1.5 | gausianBlur", 2,
+            "chain:1:23: error: unknown op 'gausianBlur'; did you mean 'gaussianBlur'?\n  contrast amount=1.5 | gausianBlur\n                        ^\n"
+        ),
+        (
+            "contrast amount=1.5 |", 2,
+            "chain:1:22: error: an empty step: write an op between the bars, as 'contrast amount=1.5'\n  contrast amount=1.5 |\n                       ^\n"
+        ),
+    ])
+    func errorsAreShownUnderTheChain(steps: String, status: Int32, message: String) throws {
+        try withTemporaryFolder { folder in
+            let result = try CLI.run(["chain", GraphCommandTests.photo, steps, "out.png"], in: folder)
+            #expect(result.status == status && !result.signaled)
+            #expect(result.stderr == message)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
+    @Test func filesAreNamedByTheirPaths() throws {
+        try withTemporaryFolder { folder in
+            let missing = try CLI.run(["chain", "nope.png", "contrast", "out.png"], in: folder)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "error: \(folder.path)/nope.png: no such file\n")
+            let format = try CLI.run(["chain", GraphCommandTests.photo, "contrast", "out.xyz"], in: folder)
+            #expect(format.status == 2)
+            #expect(format.stderr.hasPrefix("error: out.xyz: cannot tell the output format from the name"))
+        }
+    }
+}
