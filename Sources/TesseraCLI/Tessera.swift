@@ -9,7 +9,8 @@ struct TesseraCommand: ParsableCommand {
         abstract: "An image filter graph engine: run graphs of image nodes, check them, and convert images.",
         version: TesseraVersion.string,
         subcommands: [
-            Run.self, ChainCommand.self, BatchCommand.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self,
+            Run.self, ChainCommand.self, BatchCommand.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self,
+            Convert.self,
             Thumbnail.self, Verify.self,
         ])
 
