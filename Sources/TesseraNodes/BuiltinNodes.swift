@@ -23,5 +23,12 @@ package enum BuiltinNodes {
         DrawContours.self,
         DrawBoxes.self,
         Require.self,
+        Exposure.self,
+        ColorControls.self,
+        Vibrance.self,
+        Levels.self,
+        Rotate.self,
+        Flip.self,
+        Pad.self,
     ]
 }
