@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Makes the reference fixtures of the photo nodes (exposure, colorControls, vibrance, levels, flip,
-rotate, pad) with NumPy, SciPy and OpenCV, independently of Tessera.
+"""Makes the reference fixtures of the photo nodes (exposure, colorControls, vibrance, levels, toneCurve,
+flip, rotate, pad) with NumPy, SciPy and OpenCV, independently of Tessera.
 
 Run once from the repository root with Debian's python3-opencv, python3-scipy and python3-pil; the
 outputs are committed in Tests/TesseraNodesTests/Fixtures with a `photo-` prefix and read by
@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from PIL import Image
 from scipy import ndimage
+from scipy.interpolate import PchipInterpolator
 
 import f32
 
@@ -90,6 +91,17 @@ write_f32("levels-rgb.f32", with_alpha(levels(photo, 0.1, 0.85, 1.4, 0.05, 0.95)
 red = rgba.copy()
 red[:, :, 0] = levels(rgba[:, :, 0], 0.2, 0.9, 0.7, 0.0, 1.0)
 write_f32("levels-red.f32", red)
+
+# toneCurve: SciPy's PCHIP through the points, constant outside them.
+def tone_curve(v, points):
+    xs, ys = np.array(points[0::2]), np.array(points[1::2])
+    return PchipInterpolator(xs, ys)(np.clip(v, xs[0], xs[-1]))
+
+
+S_CURVE = [0, 0, 0.25, 0.18, 0.5, 0.5, 0.75, 0.85, 1, 1]
+PEAK = [0.1, 0.0, 0.5, 0.7, 0.9, 0.4]  # turns: a flat top at the middle point; clipped outside 0.1...0.9
+write_f32("toneCurve-s.f32", with_alpha(tone_curve(photo, S_CURVE), ones))
+write_f32("toneCurve-peak.f32", with_alpha(tone_curve(rgba[:, :, :3], PEAK), rgba[:, :, 3]))
 
 # flip and quarter turns: numpy's own, on the RGBA photo, as PNG (exact).
 write_png("flip-horizontal.png", np.fliplr(rgba8))

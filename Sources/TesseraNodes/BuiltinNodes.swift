@@ -27,6 +27,7 @@ package enum BuiltinNodes {
         ColorControls.self,
         Vibrance.self,
         Levels.self,
+        ToneCurve.self,
         Rotate.self,
         Flip.self,
         Pad.self,

@@ -22,7 +22,8 @@ import TesseraTesting
 
     @Test(
         arguments: [
-            Exposure.self, ColorControls.self, Vibrance.self, Levels.self, Flip.self, Rotate.self, Pad.self,
+            Exposure.self, ColorControls.self, Vibrance.self, Levels.self, ToneCurve.self, Flip.self, Rotate.self,
+            Pad.self,
         ] as [any Node.Type])
     func passesTheVerifiersOwnRuns(_ type: any Node.Type) throws {
         let runs = try NodeVerifier().verifyCases(of: type)
@@ -97,6 +98,32 @@ extension PhotoNodeTests {
         diff = difference(try red.pixels(), try Fixtures.reference("photo-levels-red.f32"))
         #expect(diff.max < Self.pointTolerance, "red: max \(diff.max)")
         try output(Levels.self, ["gamma": 2.2], on: TestImages.gray())
+    }
+
+    /// Against SciPy's PchipInterpolator: an S-curve, and a curve that turns (a flat top) and clips
+    /// outside its points.
+    @Test func toneCurveMatchesSciPysPCHIP() throws {
+        let s = try output(
+            ToneCurve.self, ["points": [0.0, 0, 0.25, 0.18, 0.5, 0.5, 0.75, 0.85, 1, 1]],
+            on: try Fixtures.image("photo.png"))
+        var diff = difference(try s.pixels(), try Fixtures.reference("photo-toneCurve-s.f32"))
+        #expect(diff.max < Self.pointTolerance, "s: max \(diff.max)")
+        let peak = try output(
+            ToneCurve.self, ["points": [0.1, 0.0, 0.5, 0.7, 0.9, 0.4]], on: try Fixtures.image("photo-alpha.png"))
+        diff = difference(try peak.pixels(), try Fixtures.reference("photo-toneCurve-peak.f32"))
+        #expect(diff.max < Self.pointTolerance, "peak: max \(diff.max)")
+        // Two points: a straight line.
+        let line = try output(ToneCurve.self, ["points": [0.0, 0.2, 1, 0.8]], on: TestImages.gray())
+        let expected = try TestImages.gray().pixels().samples.map { 0.2 + 0.6 * $0 }
+        #expect(zip(try line.pixels().samples, expected).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
+    @Test func toneCurveRefusesBadPoints() throws {
+        for points in [[0.0, 0, 1], [0.5, 0, 0.5, 1], [0.0, 0]] {
+            #expect(throws: NodeProblem.self) {
+                try output(ToneCurve.self, ["points": points], on: TestImages.gray())
+            }
+        }
     }
 
     @Test func levelsRefusesAWhitePointBelowTheBlack() throws {
