@@ -23,5 +23,13 @@ package enum BuiltinNodes {
         DrawContours.self,
         DrawBoxes.self,
         Require.self,
+        Exposure.self,
+        ColorControls.self,
+        Vibrance.self,
+        Levels.self,
+        ToneCurve.self,
+        Rotate.self,
+        Flip.self,
+        Pad.self,
     ]
 }
