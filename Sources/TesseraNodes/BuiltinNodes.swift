@@ -23,5 +23,9 @@ package enum BuiltinNodes {
         DrawContours.self,
         DrawBoxes.self,
         Require.self,
+        UnsharpMask.self,
+        MaskedBlur.self,
+        LinearGradient.self,
+        RadialGradient.self,
     ]
 }
