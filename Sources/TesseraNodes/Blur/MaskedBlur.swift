@@ -27,7 +27,14 @@ struct MaskedBlur: Node {
             "Blurs each pixel by radius times the mask there: 0 sharp, 1 a Gaussian of sigma radius (Core Image's "
             + "CIMaskedVariableBlur).",
         access: .area,
-        outputs: [.init("output", .image, doc: "The blurred image, with the input's size, layout and depth.")],
+        outputs: [
+            .init(
+                "output", .image,
+                doc: "The blurred image, with the input's size, layout and depth. Each pixel mixes the two levels "
+                    + "around its sigma from a stack of Gaussians (0, then three per doubling from 0.3 px, then "
+                    + "radius): within 1.5/255 of a Gaussian per pixel; a mask of 0 gives the input exactly, 1 "
+                    + "gives gaussianBlur's output.")
+        ],
         example: """
             photo: { op: load, path: photo.png }
             band: { op: linearGradient, like: photo, units: relative, point0: [0.5, 0.5], point1: [0.5, 0], spread: reflect }
