@@ -31,5 +31,9 @@ package enum BuiltinNodes {
         Rotate.self,
         Flip.self,
         Pad.self,
+        UnsharpMask.self,
+        MaskedBlur.self,
+        LinearGradient.self,
+        RadialGradient.self,
     ]
 }

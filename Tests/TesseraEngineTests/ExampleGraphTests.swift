@@ -11,7 +11,8 @@ import Testing
     /// Every graph in Graphs/, by name.
     static let names = [
         "archive.yaml", "autocrop.yaml", "blur-crop.yaml", "contour-art.yaml", "heatmap.yaml", "lossless.json",
-        "masked-blend.yaml", "salient-boxes.yaml", "spotlight.yaml", "thumbnails.yaml", "tint.yaml",
+        "masked-blend.yaml", "salient-boxes.yaml", "spotlight.yaml", "thumbnails.yaml", "tilt-shift.yaml", "tint.yaml",
+        "vignette.yaml",
     ]
 
     /// A graph added to Graphs/ must be listed above, so that it runs in the tests.
@@ -78,6 +79,8 @@ import Testing
                 return try Self.checkAutocrop(
                     tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
             case "contour-art.yaml": return try Self.checkContourArt(outputs)
+            case "vignette.yaml": return try Self.checkVignette(try pixels(try #require(outputs["out"])))
+            case "tilt-shift.yaml": return try Self.checkTiltShift(try pixels(try #require(outputs["out"])))
             case "thumbnails.yaml": return try Self.checkThumbnail(try #require(outputs["out"]))
             case "salient-boxes.yaml":
                 return try Self.checkSalientBoxes(try pixels(try #require(outputs["out"])), source)
