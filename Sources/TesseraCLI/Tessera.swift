@@ -10,7 +10,7 @@ struct TesseraCommand: ParsableCommand {
         version: TesseraVersion.string,
         subcommands: [
             Run.self, BatchCommand.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self, Convert.self,
-            Thumbnail.self, Verify.self,
+            Thumbnail.self, Verify.self, Serve.self,
         ])
 
     static func main() {
