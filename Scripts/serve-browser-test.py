@@ -78,8 +78,11 @@ def main():
     def shoot(name):
         if args.screenshots:
             args.screenshots.mkdir(parents=True, exist_ok=True)
+            driver.set_window_size(1440, 1600)
+            time.sleep(0.5)
             height = driver.execute_script("return document.documentElement.scrollHeight")
             driver.set_window_size(1440, min(max(height, 800), 1600))
+            time.sleep(0.5)
             driver.save_screenshot(str(args.screenshots / name))
             driver.set_window_size(1440, 1000)
             print(f"saved {args.screenshots / name}")

@@ -32,7 +32,7 @@ enum Page {
           margin-bottom: 18px; }
         section.panel h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted);
           margin: 0 0 8px; font-weight: 600; }
-        #graph svg { width: 100%; height: auto; max-height: 420px; }
+        #graph svg { display: block; margin: 0 auto; max-width: 100%; height: auto; max-height: 460px; }
         #problems { list-style: none; margin: 0 0 8px; padding: 0; }
         #problems li { padding: 6px 10px; border-radius: 6px; margin-bottom: 6px; font-size: 13px; }
         #problems li.error { background: var(--bad-bg); color: var(--bad); }
@@ -135,6 +135,7 @@ enum Page {
             (errors ? ` · ${errors} error${errors > 1 ? "s" : ""}` : "");
           const names = state.graphs;
           $("graphs").style.display = names.length > 1 ? "" : "none";
+          $("file").style.display = names.length > 1 ? "none" : "";
           $("graphs").replaceChildren(...names.map(n => el("option", {value: n, text: n})));
           $("graphs").value = state.file;
           renderProblems();

@@ -253,7 +253,8 @@ public final class PreviewSession: @unchecked Sendable {
             return
         }
         next.problems = graph.warnings.map(problem)
-        next.graphSVG = svg(graph.dot)
+        // Top to bottom: the page's graph panel is narrower than it is tall.
+        next.graphSVG = svg(graph.dot.replacingOccurrences(of: "rankdir=LR;", with: "rankdir=TB;"))
         let (shrink, scaling) = previewOverrides(for: graph)
         next.previewShrink = shrink
         var preview =
