@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         // `swift package generate-documentation --target Tessera` (make api-docs): the embedding API's DocC.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `tessera serve`'s HTTP and WebSocket server: small, on Foundation alone (no SwiftNIO), so it adds
+        // little to a clean build.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // MARK: System libraries (headers and link flags from pkg-config)
@@ -75,10 +78,14 @@ let package = Package(
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
         // The executable's signal handlers: process-wide state, so the program's, never the library's.
         .target(name: "CTesseraSignals", dependencies: ["CImageShims"]),
+        // `tessera serve`: the live preview page and its server, apart from the library (it alone needs HTTP).
+        .target(
+            name: "TesseraServe",
+            dependencies: ["Tessera", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [
-                "Tessera", "TesseraTesting", "CTesseraSignals",
+                "Tessera", "TesseraTesting", "CTesseraSignals", "TesseraServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -99,7 +106,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
         .testTarget(
-            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO"],
+            name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO", "TesseraServe"],
             exclude: ["Plugins", "CAPI"]
         ),
     ],

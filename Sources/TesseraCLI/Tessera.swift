@@ -9,9 +9,8 @@ struct TesseraCommand: ParsableCommand {
         abstract: "An image filter graph engine: run graphs of image nodes, check them, and convert images.",
         version: TesseraVersion.string,
         subcommands: [
-            Run.self, ChainCommand.self, BatchCommand.self, Validate.self, Dot.self, Nodes.self, Schema.self, Info.self,
-            Convert.self,
-            Thumbnail.self, Verify.self,
+            Run.self, ChainCommand.self, BatchCommand.self, Serve.self, Validate.self, Dot.self, Nodes.self,
+            Schema.self, Info.self, Convert.self, Thumbnail.self, Verify.self,
         ])
 
     static func main() {

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Tessera
+import TesseraServe
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a live preview page of a graph: its nodes' thumbnails, times, controls and errors.",
+        discussion: """
+            The page (http://127.0.0.1:PORT/) shows the graph, a thumbnail of every node's output rendered at \
+            preview size (sources decoded up to 8 times smaller, lengths in pixels scaled to match), each node's \
+            time, and every problem at its line in the file. Saving the file renders again and the page follows. \
+            The page's controls apply as --set overrides; "Write to file" writes them into the file, comments \
+            kept. Nothing is written where the graph's save nodes point. Stop with Ctrl-C.
+            """)
+
+    @Argument(help: "The graph file (.yaml, .yml or .json); the page can open the other graphs of its folder.")
+    var graph: String
+
+    @Option(help: "The port to listen on (default: any free port, printed).")
+    var port: Int = 0
+
+    @Option(help: "The address to listen on; the default keeps the page to this machine.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Decode sources smaller for the preview while their longer side stays at least this, in pixels.")
+    var previewSize = 512
+
+    @OptionGroup var options: GraphOptions
+    @OptionGroup var plugins: PluginOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard (16...8192).contains(previewSize) else { throw ValidationError("--preview-size must be 16 to 8192") }
+    }
+
+    func run() throws {
+        let catalog = try plugins.catalog()
+        let session: PreviewSession
+        let server: PreviewServer
+        do {
+            let overrides = try options.overrides.map { text throws(GraphErrors) in
+                try ParameterOverride(parsing: text)
+            }
+            session = try PreviewSession(
+                path: graph, catalog: catalog, overrides: overrides, previewSide: previewSize)
+            server = try PreviewServer(session: session, host: host, port: UInt16(port))
+        } catch let error as GraphErrors {
+            report(error.diagnostics)
+            throw ExitCode(2)
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let started = Locked<Result<UInt16, any Error>?>(nil)
+        let semaphore = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let port = try await server.start()
+                started.withLock { $0 = .success(port) }
+            } catch {
+                started.withLock { $0 = .failure(error) }
+            }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        switch started.withLock({ $0 }) {
+        case .success(let port)?:
+            session.start()
+            StandardOutput.print("Serving \(graph) at http://\(host):\(port)/ (Ctrl-C stops)")
+            StandardOutput.flush()
+        case .failure(let error)?:
+            FileHandle.standardError.write(Data("Error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(1)
+        case nil:
+            throw ExitCode(1)
+        }
+        dispatchMain()
+    }
+}
