@@ -95,6 +95,14 @@ extension Image {
             source: KernelSource(kernel: kernel, inputs: inputs, channels: layout.channels))
     }
 
+    /// An image of `input`'s size, layout and depth computed by `kernel` from `input` alone, read
+    /// without a margin: what a point node (and a flip) returns.
+    public init(mapping input: Image, with kernel: some ImageKernel) {
+        self.init(
+            width: input.width, height: input.height, layout: input.layout, depth: input.depth, kernel: kernel,
+            inputs: [KernelInput(input)])
+    }
+
     /// The pixels of `region`, which may reach past the extent: pixels outside follow `edge`.
     /// An empty region gives an empty buffer.
     public func pixels(in region: Rect, edge: EdgeMode) throws -> PixelBuffer {

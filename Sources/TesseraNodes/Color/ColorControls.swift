@@ -48,9 +48,7 @@ struct ColorControls: Node {
         let kernel = Kernel(saturation: Float(saturation), brightness: Float(brightness), contrast: Float(contrast))
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: kernel, inputs: [KernelInput(input)])))
+                Image(mapping: input, with: kernel)))
     }
 
     struct Kernel: ImageKernel {

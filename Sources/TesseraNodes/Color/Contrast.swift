@@ -30,9 +30,7 @@ struct Contrast: Node {
         let kernel = Kernel(amount: Float(amount), pivot: Float(pivot))
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: kernel, inputs: [KernelInput(input)])))
+                Image(mapping: input, with: kernel)))
     }
 
     /// `clamp((v - pivot) * amount + pivot, 0, 1)`: the formula contour detection shares.

@@ -31,9 +31,7 @@ struct Exposure: Node {
         let gain = Float(pow(2.0, ev))
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: Kernel(gain: gain), inputs: [KernelInput(input)])))
+                Image(mapping: input, with: Kernel(gain: gain))))
     }
 
     struct Kernel: ImageKernel {

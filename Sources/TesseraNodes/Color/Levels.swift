@@ -83,9 +83,7 @@ struct Levels: Node {
             outputBlack: Float(outputBlack), outputRange: Float(outputWhite - outputBlack), mask: mask)
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: kernel, inputs: [KernelInput(input)])))
+                Image(mapping: input, with: kernel)))
     }
 
     struct Kernel: ImageKernel {

@@ -60,9 +60,7 @@ struct ToneCurve: Node {
         let slopes = Self.slopes(xs: xs, ys: ys)
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: Kernel(xs: xs, ys: ys, slopes: slopes), inputs: [KernelInput(input)])))
+                Image(mapping: input, with: Kernel(xs: xs, ys: ys, slopes: slopes))))
     }
 
     /// The curve's slope at each point, as SciPy's `PchipInterpolator` computes it.

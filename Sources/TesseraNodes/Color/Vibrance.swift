@@ -35,10 +35,7 @@ struct Vibrance: Node {
 
     func run() throws -> NodeOutputs {
         NodeOutputs(
-            .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: Kernel(amount: Float(amount)), inputs: [KernelInput(input)])))
+            .image(Image(mapping: input, with: Kernel(amount: Float(amount)))))
     }
 
     struct Kernel: ImageKernel {

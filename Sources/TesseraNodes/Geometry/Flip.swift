@@ -36,9 +36,7 @@ struct Flip: Node {
             horizontal: direction != .vertical, vertical: direction != .horizontal)
         return NodeOutputs(
             .image(
-                Image(
-                    width: input.width, height: input.height, layout: input.layout, depth: input.depth,
-                    kernel: kernel, inputs: [KernelInput(input)])))
+                Image(mapping: input, with: kernel)))
     }
 
     struct Kernel: ImageKernel {
