@@ -8,7 +8,7 @@ extension NodeVerifier {
     /// The runs: every parameter at its default, on an RGBA image (``TestImages/rgba(width:height:alpha:seed:)``)
     /// and on a gray one (``TestImages/gray(width:height:seed:)``); each other word of each choice
     /// parameter; and every number parameter at a random point of its suggested range (else its hard
-    /// range), every boolean flipped. Image inputs get a test image, boxes two boxes inside it, numbers
+    /// range, or its first 256 units when it is wider: sizes stay test-sized), every boolean flipped. Image inputs get a test image, boxes two boxes inside it, numbers
     /// 0.5, contours a square, faces, text and hands none; optional inputs stay unconnected. A required
     /// parameter without a default gets a made-up value inside its range.
     ///
@@ -150,8 +150,7 @@ extension NodeVerifier {
         for parameter in declaration.parameters {
             switch parameter.type {
             case .number, .integer:
-                guard let bounds = parameter.suggested ?? parameter.range, bounds.lowerBound.isFinite,
-                    bounds.upperBound.isFinite
+                guard let bounds = testBounds(of: parameter), bounds.lowerBound.isFinite, bounds.upperBound.isFinite
                 else { continue }
                 // Three decimals: short in messages, and still inside the bounds.
                 let picked = bounds.lowerBound + Double(random.unit()) * (bounds.upperBound - bounds.lowerBound)
@@ -169,9 +168,22 @@ extension NodeVerifier {
         return cases
     }
 
-    /// A value for a required parameter: the middle of its suggested (else hard) range for a number.
+    /// Where a made-up number is picked: the suggested range, else the hard range, whose first
+    /// ``testSpan`` units alone are taken when it is wider: a size that may reach a million pixels
+    /// (`constant`'s width, a plugin's) is tried at a test image's scale, not allocated at a terabyte.
+    static func testBounds(of parameter: ParameterDeclaration) -> ClosedRange<Double>? {
+        if let suggested = parameter.suggested { return suggested }
+        guard let range = parameter.range, range.lowerBound.isFinite, range.upperBound - range.lowerBound > testSpan
+        else { return parameter.range }
+        return range.lowerBound...(range.lowerBound + testSpan)
+    }
+
+    /// How wide a hard range the verifier picks numbers from (see ``testBounds(of:)``).
+    static let testSpan = 256.0
+
+    /// A value for a required parameter: the middle of its test bounds (``testBounds(of:)``) for a number.
     static func madeUp(_ parameter: ParameterDeclaration) throws(Unverifiable) -> Literal {
-        let bounds = parameter.suggested ?? parameter.range
+        let bounds = testBounds(of: parameter)
         let middle: Double? = bounds.flatMap { range in
             switch (range.lowerBound.isFinite, range.upperBound.isFinite) {
             case (true, true): (range.lowerBound + range.upperBound) / 2

@@ -130,4 +130,18 @@ import TesseraCore
             NodeVerifier().checkCases(of: Save.self).map(\.skipped) == ["a sink writes files; check it from a test"])
         #expect(throws: NodeVerificationError.self) { try NodeVerifier().verifyCases(of: TileDependent.self) }
     }
+
+    /// A size whose hard range reaches a million pixels and which suggests none (`constant`'s width and
+    /// height) is made up at a test image's scale: the run used to ask for terabytes and abort the process.
+    @Test func hugeRangesAreTriedAtATestSize() throws {
+        let runs = NodeVerifier().checkCases(of: Constant.self)
+        let sized = try #require(runs.last)
+        #expect(sized.subject.contains("width: ") && sized.subject.contains("height: "), "\(sized.subject)")
+        #expect(sized.passed, "\(sized.failures)")
+        guard case .image(let image)? = sized.outputs["output"] else {
+            Issue.record("no image: \(sized.outputs.keys.sorted())")
+            return
+        }
+        #expect((1...257).contains(image.width) && (1...257).contains(image.height))
+    }
 }
