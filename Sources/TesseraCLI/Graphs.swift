@@ -142,7 +142,7 @@ struct Run: ParsableCommand {
         do {
             for input in inputs {
                 let (node, path) = (String(input.prefix { $0 != "=" }), String(input.drop { $0 != "=" }.dropFirst()))
-                supplied[node] = .image(try ImageFile.load(path: path).1)
+                supplied[node] = .image(try ImageFile.load(path: path, options: running.decodeOptions).1)
             }
             try graph.check(supplying: supplied)
         } catch {
@@ -179,12 +179,16 @@ struct RunArguments: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar and no list of written files.")
     var quiet = false
 
-    @Option(help: "Set maxPixels on every load node: refuse images whose header claims more pixels than this.")
+    @Option(
+        help:
+            "Set maxPixels on every load node (and run --input files): refuse images whose header claims more pixels than this."
+    )
     var maxPixels: Int?
 
     @Option(
         help: ArgumentHelp(
-            "Set maxMemory on every load node: refuse images whose decoding needs more memory than this at once "
+            "Set maxMemory on every load node (and run --input files): refuse images whose decoding needs more "
+                + "memory than this at once "
                 + "(bytes, or with K, M, G). Default: a quarter of the physical memory.", valueName: "bytes"))
     var maxMemory: String?
 
@@ -217,6 +221,12 @@ struct RunArguments: ParsableArguments {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be positive") }
         try checkBytes("--max-memory", maxMemory)
         try checkBytes("--disk-threshold", diskThreshold)
+    }
+
+    /// `--max-pixels` and `--max-memory` as the limits of a file the command reads itself (`--input`).
+    var decodeOptions: DecodeOptions {
+        DecodeOptions(
+            maxPixels: maxPixels ?? DecodeOptions().maxPixels, maxMemory: maxMemory.flatMap(DecodeOptions.parseBytes))
     }
 
     /// `--max-pixels` and `--max-memory` as settings of every load node, by parameter name.

@@ -300,6 +300,10 @@ import TesseraNodes
         (["--input", "photo=missing.png"], "missing.png: no such file"),
         (["--input", "photo"], "Error: --input takes NODE=FILE, as photo=photo.png, not 'photo'"),
         ([], "g.yaml:3:3: error: input node 'photo': no image was supplied for this input"),
+        (
+            ["--input", "photo=small.png", "--max-pixels", "100"],
+            "small.png: 61x47 is more than the limit of 100 pixels (raise the limit: --max-pixels, or maxPixels in a graph)"
+        ),
     ])
     func mistakesAreExplained(arguments: [String], message: String) throws {
         try withTemporaryFolder { folder in
