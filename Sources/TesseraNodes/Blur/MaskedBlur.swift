@@ -81,16 +81,9 @@ struct MaskedBlur: Node {
     }
 
     func run() throws -> NodeOutputs {
-        let weights: SIMD4<Float> =
-            switch maskChannel {
-            case .luminance: Luma.rec709
-            case .red: SIMD4(1, 0, 0, 0)
-            case .green: SIMD4(0, 1, 0, 0)
-            case .blue: SIMD4(0, 0, 1, 0)
-            case .alpha: SIMD4(0, 0, 0, 1)
-            }
         let kernel = Kernel(
-            levels: Self.levels(radius: radius), layout: input.layout, radius: Float(radius), weights: weights)
+            levels: Self.levels(radius: radius), layout: input.layout, radius: Float(radius),
+            weights: maskChannel.weights)
         return NodeOutputs(
             .image(
                 Image(

@@ -29,9 +29,7 @@ struct Exposure: Node {
 
     func run() throws -> NodeOutputs {
         let gain = Float(pow(2.0, ev))
-        return NodeOutputs(
-            .image(
-                Image(mapping: input, with: Kernel(gain: gain))))
+        return NodeOutputs(.image(Image(mapping: input, with: Kernel(gain: gain))))
     }
 
     struct Kernel: ImageKernel {

@@ -18,6 +18,17 @@ struct BlendWithMask: Node {
 
     enum MaskChannel: String, ParameterChoice {
         case luminance, red, green, blue, alpha
+
+        /// The weights that read this channel of an RGBA pixel as one value.
+        var weights: SIMD4<Float> {
+            switch self {
+            case .luminance: Luma.rec709
+            case .red: SIMD4(1, 0, 0, 0)
+            case .green: SIMD4(0, 1, 0, 0)
+            case .blue: SIMD4(0, 0, 1, 0)
+            case .alpha: SIMD4(0, 0, 0, 1)
+            }
+        }
     }
 
     @Input(doc: "Shown where the mask is 1; its size is the output's.")
@@ -33,14 +44,7 @@ struct BlendWithMask: Node {
     var maskChannel = MaskChannel.luminance
 
     func run() throws -> NodeOutputs {
-        let weights: SIMD4<Float> =
-            switch maskChannel {
-            case .luminance: Luma.rec709
-            case .red: SIMD4(1, 0, 0, 0)
-            case .green: SIMD4(0, 1, 0, 0)
-            case .blue: SIMD4(0, 0, 1, 0)
-            case .alpha: SIMD4(0, 0, 0, 1)
-            }
+        let weights = maskChannel.weights
         var inputs = [KernelInput(input), KernelInput(mask, edge: .transparent)]
         if let background { inputs.append(KernelInput(background, edge: .transparent)) }
         // Opaque only when both sides are opaque and cover the whole output.

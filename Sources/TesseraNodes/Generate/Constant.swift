@@ -25,32 +25,17 @@ struct Constant: Node {
     @Parameter(doc: "The height, when not taken from `like`.", range: 1...1_000_000, unit: "px")
     var height: Int? = nil
 
-    func validate() throws(NodeProblem) {
-        if (width == nil) != (height == nil) {
-            throw NodeProblem(parameter: width == nil ? "height" : "width", "give both width and height, or neither")
-        }
-    }
+    func validate() throws(NodeProblem) { try SourceSize.validate(width: width, height: height) }
 
-    var knownOutputSize: (width: Int, height: Int)? {
-        guard let width, let height else { return nil }
-        return (width, height)
-    }
+    var knownOutputSize: (width: Int, height: Int)? { SourceSize.known(width: width, height: height) }
 
     func run() throws -> NodeOutputs {
-        let size: (Int, Int)
-        if let width, let height {
-            guard like == nil else { throw NodeProblem(parameter: "width", "give a size or `like`, not both") }
-            size = (width, height)
-        } else if let like {
-            size = (like.width, like.height)
-        } else {
-            throw NodeProblem(parameter: "width", "give a size (width and height) or connect `like`")
-        }
+        let size = try SourceSize.resolve(like: like, width: width, height: height)
         let value = SIMD4(color.map(Float.init))
         return NodeOutputs(
             .image(
                 Image(
-                    width: size.0, height: size.1, layout: value.w < 1 ? .rgba : .rgb, depth: .uint8,
+                    width: size.width, height: size.height, layout: value.w < 1 ? .rgba : .rgb, depth: .uint8,
                     kernel: Kernel(color: value), inputs: [])))
     }
 

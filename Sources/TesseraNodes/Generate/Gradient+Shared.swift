@@ -1,7 +1,7 @@
 import TesseraCore
 
-/// What the gradient nodes share: where the output's size comes from, how a position along the
-/// gradient (`t`) becomes a color, and the choices they offer.
+/// What the gradient nodes share: how a position along the gradient (`t`) becomes a color, and the
+/// choices they offer (their size is ``SourceSize``'s, as `constant`'s).
 enum Gradient {
     /// How positions and distances are measured.
     enum Units: String, ParameterChoice {
@@ -31,26 +31,6 @@ enum Gradient {
         case reflect
         /// The gradient starts over: color0 to color1, color0 to color1, ...
         case `repeat`
-    }
-
-    /// The output's size: `width` and `height`, or `like`'s. `validate()` has checked that both or neither
-    /// of width and height are set.
-    static func size(like: Image?, width: Int?, height: Int?) throws -> (width: Int, height: Int) {
-        if let width, let height {
-            guard like == nil else { throw NodeProblem(parameter: "width", "give a size or `like`, not both") }
-            return (width, height)
-        }
-        guard let like else {
-            throw NodeProblem(parameter: "width", "give a size (width and height) or connect `like`")
-        }
-        return (like.width, like.height)
-    }
-
-    /// `validate()` of a gradient's size parameters.
-    static func validate(width: Int?, height: Int?) throws(NodeProblem) {
-        if (width == nil) != (height == nil) {
-            throw NodeProblem(parameter: width == nil ? "height" : "width", "give both width and height, or neither")
-        }
     }
 
     /// Two colors and how to go from one to the other, prepared once for a kernel.

@@ -53,17 +53,14 @@ struct LinearGradient: Node {
     var spread = Gradient.Spread.pad
 
     func validate() throws(NodeProblem) {
-        try Gradient.validate(width: width, height: height)
+        try SourceSize.validate(width: width, height: height)
         if point0 == point1 { throw NodeProblem(parameter: "point1", "give a point1 other than point0") }
     }
 
-    var knownOutputSize: (width: Int, height: Int)? {
-        guard let width, let height else { return nil }
-        return (width, height)
-    }
+    var knownOutputSize: (width: Int, height: Int)? { SourceSize.known(width: width, height: height) }
 
     func run() throws -> NodeOutputs {
-        let size = try Gradient.size(like: like, width: width, height: height)
+        let size = try SourceSize.resolve(like: like, width: width, height: height)
         let ramp = Gradient.Ramp(color0, color1, falloff: falloff, spread: spread)
         let start = SIMD2(point0[0], point0[1])
         let direction = SIMD2(point1[0], point1[1]) - start

@@ -56,16 +56,13 @@ struct RadialGradient: Node {
     var falloff = Gradient.Falloff.linear
 
     func validate() throws(NodeProblem) {
-        try Gradient.validate(width: width, height: height)
+        try SourceSize.validate(width: width, height: height)
     }
 
-    var knownOutputSize: (width: Int, height: Int)? {
-        guard let width, let height else { return nil }
-        return (width, height)
-    }
+    var knownOutputSize: (width: Int, height: Int)? { SourceSize.known(width: width, height: height) }
 
     func run() throws -> NodeOutputs {
-        let size = try Gradient.size(like: like, width: width, height: height)
+        let size = try SourceSize.resolve(like: like, width: width, height: height)
         let ramp = Gradient.Ramp(color0, color1, falloff: falloff)
         let kernel = Kernel(
             ramp: ramp, scale: Gradient.scale(units, width: size.width, height: size.height),
