@@ -210,6 +210,12 @@ struct RunArguments: ParsableArguments {
 
     @Flag(
         help: ArgumentHelp(
+            "Render every tile in Float32, as before images kept their 8-bit or 16-bit samples: slower, more "
+                + "memory, the same bytes. For checking that."))
+    var floatTiles = false
+
+    @Flag(
+        help: ArgumentHelp(
             "Print one JSON object on stdout when done: the files written and the value of every result "
                 + "(an output that is not an image and that no node's input reads), as Docs/schemas/ describe."))
     var json = false
@@ -263,10 +269,11 @@ struct RunArguments: ParsableArguments {
         let bar = quiet || isatty(STDERR_FILENO) == 0 ? nil : ProgressBar()
         var progress: (@Sendable (Double) -> Void)?
         if let bar { progress = { bar.show($0) } }
-        let runOptions = RunOptions(
+        var runOptions = RunOptions(
             threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
             collectsValues: json, maxOutputPixels: maxOutputPixels,
             diskThreshold: diskThreshold.flatMap(DecodeOptions.parseBytes) ?? RunOptions.defaultDiskThreshold)
+        runOptions.floatTiles = floatTiles
         if plan {
             do {
                 StandardOutput.print(

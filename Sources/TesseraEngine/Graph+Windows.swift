@@ -19,7 +19,9 @@ extension Graph {
         var reads: [String: [Int]] = [:]
         // The stand-in for image `name` (as the plan names images: `node.port`), which kernels record.
         func standIn(_ name: String, like image: Image) -> Image {
-            let source = StandIn(name: name, sequential: image.source.prefersSequentialRows)
+            let source = StandIn(
+                name: name, sequential: image.source.prefersSequentialRows,
+                givesFileSamples: image.source.givesFileSamples)
             let made = image.withSource(source)
             standIns[name] = made
             return made
@@ -69,7 +71,9 @@ extension Graph {
             for height in heights {
                 let grown = RenderPlan.Window(
                     readHeight: height, tileSize: tileSize, width: made.width, height: made.height,
-                    sequential: made.source.prefersSequentialRows, channels: made.channels, after: window)
+                    sequential: made.source.prefersSequentialRows,
+                    bytesPerPixel: made.nativeFormat?.bytesPerPixel ?? made.channels * MemoryLayout<Float>.size,
+                    after: window)
                 if let current = window, current.cells >= grown.cells { continue }
                 window = grown
             }
@@ -82,10 +86,12 @@ extension Graph {
 private final class StandIn: PixelSource {
     let name: String
     let sequential: Bool
+    let givesFileSamples: Bool
 
-    init(name: String, sequential: Bool) {
+    init(name: String, sequential: Bool, givesFileSamples: Bool) {
         self.name = name
         self.sequential = sequential
+        self.givesFileSamples = givesFileSamples
     }
 
     var prefersSequentialRows: Bool { sequential }

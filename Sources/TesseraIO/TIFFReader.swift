@@ -419,6 +419,49 @@ package final class TIFFReader: PixelSource, Sendable {
         }
     }
 
+    /// The format of the file's samples when they are the image's as decoded: no extra samples, no
+    /// inversion or premultiplication to undo, and a sample type images have.
+    private var copyableFormat: SampleFormat? {
+        let g = geometry
+        guard rgbaImage == nil, givesFileSamples, g.samplesPerPixel == info.layout.fileChannels else { return nil }
+        let depth: SampleDepth
+        switch g.sample {
+        case .uint8: depth = .uint8
+        case .uint16: depth = .uint16
+        case .float32: depth = .float32
+        case .float64: return nil
+        }
+        return SampleFormat(depth: depth, bands: g.samplesPerPixel)
+    }
+
+    /// Copies the file's bytes when the encoder writes them as stored (a TIFF written back as read):
+    /// no conversion to Float32 and back.
+    package func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        guard let format = copyableFormat, encoder.packed == format else {
+            try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+            return
+        }
+        let g = geometry
+        let pixelBytes = format.bytesPerPixel
+        let chunkRowBytes = g.chunkWidth * pixelBytes
+        for cell in region.gridCells(width: g.chunkWidth, height: g.chunkHeight) {
+            let chunkX = cell.x / g.chunkWidth * g.chunkWidth
+            let chunkY = cell.y / g.chunkHeight * g.chunkHeight
+            let raw = try decodedChunk(x: chunkX, y: chunkY, rowBytes: chunkRowBytes, path: path)
+            raw.withUnsafeBytes { chunk in
+                guard let base = chunk.baseAddress else { return }
+                for row in 0..<cell.height {
+                    (bytes + (cell.y + row - region.minY) * rowBytes + (cell.x - region.minX) * pixelBytes).copyMemory(
+                        from: base + (cell.y + row - chunkY) * chunkRowBytes + (cell.x - chunkX) * pixelBytes,
+                        byteCount: cell.width * pixelBytes)
+                }
+            }
+        }
+    }
+
     /// The decoded bytes of the strip or tile whose top-left pixel is (x, y): from the recent chunks,
     /// or decoded now under the handle's lock.
     private func decodedChunk(x: Int, y: Int, rowBytes: Int, path: String) throws -> [UInt8] {

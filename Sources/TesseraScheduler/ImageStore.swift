@@ -15,7 +15,7 @@ final class ImageStore: Sendable {
     let extent: Rect
     let cellWidth: Int
     let cellHeight: Int
-    let format: StoredFormat
+    let format: SampleFormat
     private let memory: StoreMemory
     private let rowBytes: Int
     private let encoder: SampleEncoder
@@ -34,11 +34,11 @@ final class ImageStore: Sendable {
         extent = Rect(width: facts.width, height: facts.height)
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
-        format = StoredFormat(facts)
+        format = facts.storedFormat
         rowBytes = saturatingProduct(facts.width, format.bytesPerPixel)
         memory = try StoreMemory(bytes: facts.storedBytes, inFile: inFile)
         encoder = Samples.encoder(
-            channels: facts.layout.channels, fileChannels: format.channels, depth: format.depth)
+            channels: facts.layout.channels, fileChannels: format.bands, depth: format.depth)
         columns = (facts.width + cellWidth - 1) / cellWidth
         let rows = (facts.height + cellHeight - 1) / cellHeight
         cells = Locked(Array(repeating: .empty, count: columns * rows))
@@ -91,6 +91,20 @@ final class ImageStore: Sendable {
         }
     }
 
+    /// Whether `encoder` writes the samples as stored, so that ``copy(_:into:rowBytes:)`` serves it.
+    func holds(_ encoder: SampleEncoder) -> Bool { encoder.packed == format }
+
+    /// Copies the stored bytes of `region`, whose cells must all be stored, to `bytes`, rows
+    /// `rowBytes` apart.
+    func copy(_ region: Rect, into bytes: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int) {
+        let length = region.width * format.bytesPerPixel
+        for row in 0..<region.height {
+            (bytes + row * targetRowBytes).copyMemory(
+                from: memory.base + (region.minY + row) * rowBytes + region.minX * format.bytesPerPixel,
+                byteCount: length)
+        }
+    }
+
     /// Copies `target.region`, whose cells must all be stored, into `target`.
     func read(into target: inout PixelBuffer) {
         let region = target.region
@@ -103,7 +117,7 @@ final class ImageStore: Sendable {
             for row in 0..<region.height {
                 let from = base + (region.minY + row) * rowBytes
                 Samples.decode(
-                    row: from, depth: format.depth, fileChannels: format.channels, count: region.width,
+                    row: from, depth: format.depth, fileChannels: format.bands, count: region.width,
                     into: out + row * rowLength)
             }
         }

@@ -311,17 +311,27 @@ package final class ParallelSource: PixelSource, WorkSet {
     private func render(_ part: Rect, of band: Band) {
         var scratch = PixelBuffer.scratch(region: part, channels: image.channels)
         defer { scratch.recycle() }
+        let origin = band.storage.base + (part.minY - band.region.minY) * band.rowBytes
         do {
-            try image.render(into: &scratch)
+            if let encoder = band.encoder, !monitor.options.floatTiles {
+                // The image writes the file's samples itself: a decoder copies its own, a point node
+                // computes strips in registers, so no Float32 tile need exist.
+                try image.encode(
+                    part, with: encoder, scratch: &scratch, into: origin + part.minX * encoder.bytesPerPixel,
+                    rowBytes: band.rowBytes)
+            } else {
+                try image.render(into: &scratch)
+            }
         } catch {
             state.withLock { fail(error, state: &$0) }
             band.finish(1)
             return
         }
-        let origin = band.storage.base + (part.minY - band.region.minY) * band.rowBytes
         if let encoder = band.encoder {
-            scratch.encodeRows(
-                with: encoder, into: origin + part.minX * encoder.bytesPerPixel, rowBytes: band.rowBytes)
+            if monitor.options.floatTiles {
+                scratch.encodeRows(
+                    with: encoder, into: origin + part.minX * encoder.bytesPerPixel, rowBytes: band.rowBytes)
+            }
         } else {
             let channels = image.channels
             let length = part.width * channels

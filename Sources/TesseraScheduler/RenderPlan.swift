@@ -57,18 +57,19 @@ package struct RenderPlan: Sendable {
         package var rows: Int
         /// Cells kept at most: `rows` rows across the image.
         package var cells: Int
-        /// Their Float32 samples, at most: the rows they span, across the cells of a row, or the image's
+        /// Their samples' bytes, at most: the rows they span, across the cells of a row, or the image's
         /// height where that is less (the bottom cells hold only the rows there).
         package var bytes: Int
 
         /// The window for readers whose tiles each ask for up to `readHeight` rows of an image `width`
-        /// x `height` with `channels` channels, tiles `tileSize` square (``RunOptions/tileSize``), grown from
+        /// x `height` kept in `bytesPerPixel` bytes a pixel (its native format's, or Float32's), tiles
+        /// `tileSize` square (``RunOptions/tileSize``), grown from
         /// `previous`, an earlier reader's (its cell size stays). Cells are tiles, or whole rows of
         /// `tileSize` for a `sequential` decoder; where a request is taller than a tile (a blur's
         /// margins) they are a quarter of a tile tall, so the rows kept above and below a band are not
         /// whole tiles: a sigma 2 blur keeps 384 rows, not 768.
         package init(
-            readHeight: Int, tileSize tile: Int, width: Int, height: Int, sequential: Bool, channels: Int,
+            readHeight: Int, tileSize tile: Int, width: Int, height: Int, sequential: Bool, bytesPerPixel: Int,
             after previous: Self?
         ) {
             cellWidth = sequential ? width : tile
@@ -76,7 +77,7 @@ package struct RenderPlan: Sendable {
             rows = Swift.max((readHeight + cellHeight - 1) / cellHeight + 1, previous?.rows ?? 0, 2)
             cells = (width + cellWidth - 1) / cellWidth * rows
             bytes = saturatingProduct(
-                Swift.min(rows * cellHeight, height), cells / rows * cellWidth, channels * MemoryLayout<Float>.size)
+                Swift.min(rows * cellHeight, height), cells / rows * cellWidth, bytesPerPixel)
         }
 
         /// "a window of 96 rows: 6 rows of 30 cells 256x16, 5.9 MB at most".
@@ -174,8 +175,7 @@ package struct RenderPlan: Sendable {
         /// Bytes to keep the image whole: its file channels in its depth when that is exact, Float32
         /// samples otherwise.
         package var storedBytes: Int {
-            let format = StoredFormat(self)
-            return saturatingProduct(width, height, format.bytesPerPixel)
+            saturatingProduct(width, height, storedFormat.bytesPerPixel)
         }
     }
 
@@ -208,22 +208,14 @@ package struct RenderPlan: Sendable {
     }
 }
 
-/// How a kept image is stored: `channels` samples a pixel of `depth`.
-struct StoredFormat: Equatable {
-    var depth: SampleDepth
-    var channels: Int
-
-    init(_ facts: RenderPlan.SourceFacts) {
-        if facts.givesFileSamples {
-            depth = facts.depth
-            channels = facts.layout.fileChannels
-        } else {
-            depth = .float32
-            channels = facts.layout.channels
-        }
+extension RenderPlan.SourceFacts {
+    /// How the image is stored when kept: its file samples in their format when they are exact
+    /// (``Image/nativeFormat``), else Float32 in its channels (1 or 4).
+    package var storedFormat: SampleFormat {
+        givesFileSamples
+            ? SampleFormat(depth: depth, bands: layout.fileChannels)
+            : SampleFormat(depth: .float32, bands: layout.channels)
     }
-
-    var bytesPerPixel: Int { channels * depth.bits / 8 }
 }
 
 extension RenderPlan {

@@ -10,8 +10,13 @@ package final class ScheduledSource: PixelSource {
     let inner: any PixelSource
     let extent: Rect
     let channels: Int
+    /// The image's native format, in which its cache keeps cells; nil when it has none (computed
+    /// pixels) or the run renders Float32 tiles only (``RunOptions/floatTiles``).
+    let format: SampleFormat?
+    /// Writes the image's pixels in ``format``.
+    private let packer: SampleEncoder?
     private let monitor: RunMonitor
-    private let cache = Locked<TileCache?>(nil)
+    private let cache = Locked<Cache?>(nil)
     /// Set when the plan keeps this image whole; then it serves every request, instead of the cache.
     private let store = Locked<ImageStore?>(nil)
     /// For a front-to-back source: the first cell row not yet asked of it.
@@ -24,10 +29,14 @@ package final class ScheduledSource: PixelSource {
         self.extent = image.extent
         self.channels = image.channels
         self.monitor = monitor
+        format = monitor.options.floatTiles ? nil : image.nativeFormat
+        packer = format.map { image.encoder(for: $0) }
         if image.source.prefersSequentialRows { enableCache(readHeight: monitor.options.tileSize) }
     }
 
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
+    /// The cache and the store give back the samples rendered, so these are file samples if those are.
+    package var givesFileSamples: Bool { inner.givesFileSamples }
 
     /// Caches cells for readers whose tiles each ask for up to `readHeight` rows (``RenderPlan/Window``,
     /// which `tessera run --plan` prints).
@@ -35,10 +44,14 @@ package final class ScheduledSource: PixelSource {
         cache.withLock { cache in
             let window = RenderPlan.Window(
                 readHeight: readHeight, tileSize: monitor.options.tileSize, width: extent.width,
-                height: extent.height, sequential: inner.prefersSequentialRows, channels: channels, after: cache?.window
-            )
-            if let existing = cache, existing.capacity >= window.cells { return }
-            cache = TileCache(window)
+                height: extent.height, sequential: inner.prefersSequentialRows,
+                bytesPerPixel: format?.bytesPerPixel ?? channels * MemoryLayout<Float>.size, after: cache?.window)
+            if let existing = cache, existing.window.cells >= window.cells { return }
+            if let format {
+                cache = .packed(TileCache(window), format)
+            } else {
+                cache = .floats(TileCache(window))
+            }
         }
     }
 
@@ -58,25 +71,65 @@ package final class ScheduledSource: PixelSource {
             try render(into: &target, from: store)
             return
         }
-        guard let cache = cache.withLock({ $0 }) else {
+        switch cache.withLock({ $0 }) {
+        case nil:
             try renderInner(into: &target)
+        case .floats(let cache):
+            try forEachCell(of: target.region, width: cache.cellWidth, height: cache.cellHeight) { column, row, part in
+                let buffer = try cell(column: column, row: row, cache: cache)
+                if part { target.copy(from: buffer) }
+            }
+        case .packed(let cache, _):
+            try forEachCell(of: target.region, width: cache.cellWidth, height: cache.cellHeight) { column, row, part in
+                let cell = try packedCell(column: column, row: row, cache: cache)
+                if part { cell.decode(into: &target) }
+            }
+        }
+    }
+
+    /// Writes `region` packed: straight from the node's source when nothing is cached (a decoder
+    /// copies its file's samples, a point node renders strips), else from the cells kept.
+    package func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        if monitor.cancellation.isCancelled { throw CancellationError() }
+        if let store = store.withLock({ $0 }), store.holds(encoder) {
+            try fill(region, from: store)
+            store.copy(region, into: bytes, rowBytes: rowBytes)
             return
         }
-        try forEachCell(of: target.region, width: cache.cellWidth, height: cache.cellHeight) { column, row, part in
-            let buffer = try cell(column: column, row: row, cache: cache)
-            if part { target.copy(from: buffer) }
+        let cached = cache.withLock { $0 }
+        if case .packed(let cache, let format)? = cached, encoder.packed == format {
+            try forEachCell(of: region, width: cache.cellWidth, height: cache.cellHeight) { column, row, part in
+                let cell = try packedCell(column: column, row: row, cache: cache)
+                if part { cell.copy(region, into: bytes, rowBytes: rowBytes) }
+            }
+            return
+        }
+        if store.withLock({ $0 }) != nil || cached != nil {
+            try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+            return
+        }
+        try measured(region) {
+            try inner.encode(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
         }
     }
 
     private func render(into target: inout PixelBuffer, from store: ImageStore) throws {
+        try fill(target.region, from: store)
+        store.read(into: &target)
+    }
+
+    /// Makes sure every cell of the store that `region` touches is rendered.
+    private func fill(_ region: Rect, from store: ImageStore) throws {
         // Taken at a whole cell's size, so that reshaping it to each cell never grows (zero-fills) it.
         var scratch = PixelBuffer.scratch(
             region: Rect(x: 0, y: 0, width: store.cellWidth, height: store.cellHeight), channels: channels)
         defer { scratch.recycle() }
-        try forEachCell(of: target.region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
+        try forEachCell(of: region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
             try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }
         }
-        store.read(into: &target)
     }
 
     /// Calls `cell` for each cell of the `width` x `height` grid that `region` touches (`part` true).
@@ -102,7 +155,7 @@ package final class ScheduledSource: PixelSource {
         }
     }
 
-    private func cell(column: Int, row: Int, cache: TileCache) throws -> PixelBuffer {
+    private func cell(column: Int, row: Int, cache: TileCache<PixelBuffer>) throws -> PixelBuffer {
         try cache.cell(TileCache.Key(column: column, row: row)) { bytes in
             monitor.recordCache(node: node, op: op, bytes: bytes)
         } compute: {
@@ -110,24 +163,66 @@ package final class ScheduledSource: PixelSource {
                 x: column * cache.cellWidth, y: row * cache.cellHeight, width: cache.cellWidth,
                 height: cache.cellHeight
             ).intersection(extent)
-            var buffer = cache.recycledBuffer(channels: channels)
+            var buffer = cache.recycled() ?? PixelBuffer(region: .empty, channels: channels)
             buffer.reshape(to: region)
             try renderInner(into: &buffer)
             return buffer
         }
     }
 
-    private func renderInner(into target: inout PixelBuffer) throws {
-        do {
-            try monitor.measure(node: node, op: op, region: target.region) {
-                try inner.render(into: &target)
+    /// The cell at (`column`, `row`) in the image's native format, written by the node's source.
+    private func packedCell(column: Int, row: Int, cache: TileCache<PackedCell>) throws -> PackedCell {
+        try cache.cell(TileCache.Key(column: column, row: row)) { bytes in
+            monitor.recordCache(node: node, op: op, bytes: bytes)
+        } compute: {
+            guard let format, let packer else { throw ImageError(message: "no format to keep cells in") }
+            let region = Rect(
+                x: column * cache.cellWidth, y: row * cache.cellHeight, width: cache.cellWidth,
+                height: cache.cellHeight
+            ).intersection(extent)
+            var cell = cache.recycled() ?? PackedCell(format: format)
+            cell.reshape(to: region)
+            var scratch = PixelBuffer.scratch(region: region, channels: channels)
+            defer { scratch.recycle() }
+            let rowBytes = cell.rowBytes
+            try cell.storage.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                try measured(region) {
+                    try inner.encode(region, with: packer, scratch: &scratch, into: base, rowBytes: rowBytes)
+                }
             }
+            return cell
+        }
+    }
+
+    private func renderInner(into target: inout PixelBuffer) throws {
+        try measured(target.region) { try inner.render(into: &target) }
+    }
+
+    /// Runs `body`, the node's own rendering of `region`: timed, and its errors named after the node.
+    private func measured(_ region: Rect, _ body: () throws -> Void) throws {
+        do {
+            try monitor.measure(node: node, op: op, region: region, body)
         } catch let error as RenderFailure {
             throw error
         } catch let error as CancellationError {
             throw error
         } catch {
             throw RenderFailure(node: node, error: error)
+        }
+    }
+}
+
+/// The cells a source keeps for readers that would render them twice: Float32, or in the image's
+/// native format (3 bytes a pixel for 8-bit RGB, where Float32 RGBA takes 16).
+enum Cache: Sendable {
+    case floats(TileCache<PixelBuffer>)
+    case packed(TileCache<PackedCell>, SampleFormat)
+
+    var window: RenderPlan.Window {
+        switch self {
+        case .floats(let cache): cache.window
+        case .packed(let cache, _): cache.window
         }
     }
 }
@@ -141,15 +236,21 @@ package struct RenderFailure: Error {
 
 /// Rendered cells of one image, the topmost dropped first. A cell being rendered by one worker
 /// is waited for by the others (``Pending``), never rendered twice at once.
-final class TileCache: Sendable {
+final class TileCache<Cell: CachedCell>: Sendable {
     struct Key: Hashable {
         var column: Int
         var row: Int
     }
 
     private enum Entry {
-        case ready(PixelBuffer, lastUse: Int)
-        case pending(Pending<PixelBuffer>)
+        case ready(Cell, lastUse: Int)
+        case pending(Pending<Cell>)
+    }
+
+    private enum Step {
+        case hit(Cell)
+        case wait(Pending<Cell>)
+        case compute(Pending<Cell>)
     }
 
     private struct State {
@@ -159,7 +260,7 @@ final class TileCache: Sendable {
         /// Evicted cells' storage, handed out again so big cells are not allocated (and page-faulted)
         /// anew each time. Shared by the workers, unlike their spares (``PixelBuffer/scratch``): one
         /// worker may drop the cells another renders next.
-        var spare: [PixelBuffer] = []
+        var spare: [Cell] = []
     }
 
     /// Its cells' size and how many it keeps.
@@ -173,21 +274,16 @@ final class TileCache: Sendable {
         self.window = window
     }
 
-    /// A buffer to render a new cell into: an evicted cell's storage when there is one (its samples are
-    /// stale; the caller overwrites them all).
-    func recycledBuffer(channels: Int) -> PixelBuffer {
-        state.withLock { $0.spare.popLast() } ?? PixelBuffer(region: .empty, channels: channels)
+    /// An evicted cell, to render a new cell into, when there is one (its samples are stale; the
+    /// caller overwrites them all).
+    func recycled() -> Cell? {
+        state.withLock { $0.spare.popLast() }
     }
 
     /// The cell at `key`, rendered by `compute` if no one has it; `held` learns the bytes cached.
     func cell(
-        _ key: Key, held: (Int) -> Void, compute: () throws -> PixelBuffer
-    ) throws -> PixelBuffer {
-        enum Step {
-            case hit(PixelBuffer)
-            case wait(Pending<PixelBuffer>)
-            case compute(Pending<PixelBuffer>)
-        }
+        _ key: Key, held: (Int) -> Void, compute: () throws -> Cell
+    ) throws -> Cell {
         let step = state.withLock { state -> Step in
             state.clock += 1
             switch state.entries[key] {
@@ -197,7 +293,7 @@ final class TileCache: Sendable {
             case .pending(let pending)?:
                 return .wait(pending)
             case nil:
-                let pending = Pending<PixelBuffer>()
+                let pending = Pending<Cell>()
                 state.entries[key] = .pending(pending)
                 return .compute(pending)
             }
@@ -213,7 +309,7 @@ final class TileCache: Sendable {
                 switch result {
                 case .success(let buffer):
                     state.entries[key] = .ready(buffer, lastUse: state.clock)
-                    state.bytes += buffer.samples.count * MemoryLayout<Float>.size
+                    state.bytes += buffer.byteCount
                     evict(&state)
                 case .failure:
                     state.entries[key] = nil
@@ -235,13 +331,84 @@ final class TileCache: Sendable {
             for (key, entry) in state.entries {
                 guard case .ready(let buffer, let lastUse) = entry else { continue }
                 if let current = oldest, (key.row, lastUse) >= (current.0.row, current.1) { continue }
-                oldest = (key, lastUse, buffer.samples.count)
+                oldest = (key, lastUse, buffer.byteCount)
             }
             guard let (key, _, count) = oldest else { return }
             if case .ready(let buffer, _)? = state.entries.removeValue(forKey: key), state.spare.count < 2 {
                 state.spare.append(buffer)
             }
-            state.bytes -= count * MemoryLayout<Float>.size
+            state.bytes -= count
+        }
+    }
+}
+
+/// What a ``TileCache`` keeps: Float32 pixels, or packed samples.
+protocol CachedCell: Sendable {
+    var byteCount: Int { get }
+}
+
+extension PixelBuffer: CachedCell {
+    var byteCount: Int { samples.count * MemoryLayout<Float>.size }
+}
+
+/// A cache cell in the image's native format: `region.height` rows of `region.width` pixels, packed,
+/// in storage of Float32 words (so evicted cells' storage is reused as the Float32 cells' is).
+struct PackedCell: CachedCell {
+    private(set) var region = Rect.empty
+    let format: SampleFormat
+    var storage: [Float] = []
+
+    init(format: SampleFormat) { self.format = format }
+
+    var rowBytes: Int { region.width * format.bytesPerPixel }
+    var byteCount: Int { storage.count * MemoryLayout<Float>.size }
+
+    /// Points the cell at `region`, keeping its storage when it is large enough (its bytes are stale).
+    mutating func reshape(to region: Rect) {
+        let words = (region.area * format.bytesPerPixel + 3) / 4
+        if storage.count < words {
+            storage = [Float](unsafeUninitializedCapacity: words) { _, initialized in initialized = words }
+        }
+        self.region = region
+    }
+
+    private func withSamples(_ body: (PackedSamples) -> Void) {
+        storage.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            body(PackedSamples(region: region, format: format, base: base, rowBytes: rowBytes))
+        }
+    }
+
+    /// Decodes the part of the cell inside `target`'s region into it, as Float32.
+    func decode(into target: inout PixelBuffer) {
+        let common = region.intersection(target.region)
+        guard !common.isEmpty else { return }
+        let rowLength = target.rowLength
+        let start = target.index(x: common.minX, y: common.minY)
+        withSamples { samples in
+            target.samples.withUnsafeMutableBufferPointer { out in
+                guard let out = out.baseAddress else { return }
+                for row in 0..<common.height {
+                    samples.decode(
+                        x: common.minX, y: common.minY + row, count: common.width, into: out + start + row * rowLength)
+                }
+            }
+        }
+    }
+
+    /// Copies the part of the cell inside `area` to `bytes`, which holds `area`'s pixels in the cell's
+    /// format, rows `rowBytes` apart.
+    func copy(_ area: Rect, into bytes: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int) {
+        let common = region.intersection(area)
+        guard !common.isEmpty else { return }
+        let pixelBytes = format.bytesPerPixel
+        withSamples { samples in
+            for row in 0..<common.height {
+                (bytes + (common.minY + row - area.minY) * targetRowBytes + (common.minX - area.minX) * pixelBytes)
+                    .copyMemory(
+                        from: samples.pointer(x: common.minX, y: common.minY + row),
+                        byteCount: common.width * pixelBytes)
+            }
         }
     }
 }

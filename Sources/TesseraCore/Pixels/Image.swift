@@ -75,17 +75,21 @@ public struct SampleEncoder: Sendable {
     /// bytes.
     public let format: String
     public let bytesPerPixel: Int
+    /// The packed format the encoder writes when it only rounds (no flattening over a background):
+    /// a source whose ``Image/nativeFormat`` is the same may copy its samples instead.
+    public let packed: SampleFormat?
     public let encode:
         @Sendable (_ samples: UnsafePointer<Float>, _ count: Int, _ into: UnsafeMutableRawPointer) -> Void
 
     public init(
-        format: String, bytesPerPixel: Int,
+        format: String, bytesPerPixel: Int, packed: SampleFormat? = nil,
         encode:
             @escaping @Sendable (_ samples: UnsafePointer<Float>, _ count: Int, _ into: UnsafeMutableRawPointer)
             -> Void
     ) {
         self.format = format
         self.bytesPerPixel = bytesPerPixel
+        self.packed = packed
         self.encode = encode
     }
 }
@@ -96,6 +100,16 @@ extension PixelSource {
     public var givesFileSamples: Bool { false }
 
     public func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+    }
+
+    /// The default ``encode(_:with:scratch:into:rowBytes:)``: renders `region` into `scratch`, as
+    /// Float32, and encodes it; for sources that copy their samples when they can and convert
+    /// otherwise.
+    package func encodeRendering(
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
         rowBytes: Int
     ) throws {

@@ -82,6 +82,142 @@ package final class KernelSource: PixelSource {
         }
         try kernel.render(into: &output, from: buffers)
     }
+
+    /// Writes `region` packed by `encoder` without a Float32 tile where the kernel allows it: a
+    /// translation (crop) asks its input for the same encoding; a point kernel with an input in its
+    /// own format reads it packed and renders strips of rows small enough to stay in cache; a
+    /// ``FormatKernel`` renders from packed inputs itself. Anything else renders a Float32 tile and
+    /// encodes it, as the default does. Every path writes the bytes the default would.
+    package func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        if let move = kernel as? any TranslationKernel, inputs.count == 1 {
+            let from = region.offsetBy(dx: move.offset.x, dy: move.offset.y)
+            if inputs[0].image.extent.contains(from) {
+                try inputs[0].image.encode(from, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+                return
+            }
+        }
+        let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
+        let packable = inputs.indices.map { index in
+            inputs[index].image.nativeFormat != nil && inputs[index].image.extent.contains(regions[index])
+        }
+        if let formatKernel = kernel as? any FormatKernel, packable.contains(true) || encoder.packed != nil {
+            try renderFormats(formatKernel, region, regions: regions, packable: packable) { samples in
+                try formatKernel.render(
+                    into: PackedOutput(region: region, encoder: encoder, base: bytes, rowBytes: rowBytes),
+                    from: samples)
+            }
+            return
+        }
+        let point = regions.allSatisfy { $0 == region }
+        if point, packable.contains(true) {
+            try renderFormats(kernel, region, regions: regions, packable: packable) { samples in
+                try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
+            }
+            return
+        }
+        try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+    }
+
+    /// Renders each input's region, packed in its own format where `packable` says so (and the region
+    /// lies inside it) or as Float32 with its edge mode, and hands them to `body`; the storage comes
+    /// from the thread's spares and goes back to them.
+    private func renderFormats(
+        _ kernel: any ImageKernel, _ region: Rect, regions: [Rect], packable: [Bool],
+        _ body: ([KernelSamples]) throws -> Void
+    ) throws {
+        var floats: [PixelBuffer] = []
+        var packed: [[Float]] = []
+        defer {
+            for buffer in floats { buffer.recycle() }
+            for storage in packed { storage.recycleScratch() }
+        }
+        var samples: [KernelSamples] = []
+        for (index, input) in inputs.enumerated() {
+            let area = regions[index]
+            if packable[index], let format = input.image.nativeFormat {
+                let rowBytes = area.width * format.bytesPerPixel
+                var storage = [Float].scratch(count: (area.height * rowBytes + 3) / 4)
+                var scratch = PixelBuffer.scratch(region: area, channels: input.image.channels)
+                defer { scratch.recycle() }
+                try storage.withUnsafeMutableBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    try input.image.encode(
+                        area, with: input.image.encoder(for: format), scratch: &scratch, into: base, rowBytes: rowBytes)
+                }
+                packed.append(storage)
+                // The storage stays alive (and unmoved) in `packed` until `body` returns.
+                let base = packed[packed.count - 1].withUnsafeBytes { $0.baseAddress }
+                guard let base else { throw ImageError(message: "no storage for \(area)") }
+                samples.append(.packed(PackedSamples(region: area, format: format, base: base, rowBytes: rowBytes)))
+            } else {
+                var buffer = PixelBuffer.scratch(region: area, channels: input.image.channels)
+                do {
+                    try input.image.render(area, edge: input.edge, into: &buffer)
+                } catch {
+                    buffer.recycle()
+                    throw error
+                }
+                floats.append(buffer)
+                samples.append(.floats(buffer))
+            }
+        }
+        try body(samples)
+    }
+
+    /// A point kernel over `region` in strips of rows: each strip's packed inputs decoded into small
+    /// Float32 buffers, rendered, and encoded, so no Float32 tile is made.
+    private func renderStrips(
+        _ region: Rect, from samples: [KernelSamples], with encoder: SampleEncoder,
+        into bytes: UnsafeMutableRawPointer, rowBytes: Int
+    ) throws {
+        // About 64 KB of Float32 RGBA a strip: the strip's inputs and output stay in the core's cache.
+        let stripRows = Swift.max(1, 4096 / Swift.max(1, region.width))
+        var stripInputs = SpareSamples.current.takeFrame()
+        var output = PixelBuffer.scratch(
+            region: Rect(
+                x: region.minX, y: region.minY, width: region.width, height: Swift.min(stripRows, region.height)),
+            channels: channels)
+        defer {
+            output.recycle()
+            // The Float32 inputs are the caller's to give back; the strips decoded here are these.
+            for (index, input) in samples.enumerated() {
+                if case .packed = input {
+                    let strip = stripInputs[index]
+                    strip.recycle()
+                }
+            }
+            SpareSamples.current.giveFrame(stripInputs)
+        }
+        for (index, input) in samples.enumerated() {
+            switch input {
+            case .floats(let buffer): stripInputs.append(buffer)
+            case .packed: stripInputs.append(.scratch(region: output.region, channels: inputs[index].image.channels))
+            }
+        }
+        var y = region.minY
+        while y < region.maxY {
+            let strip = Rect(x: region.minX, y: y, width: region.width, height: Swift.min(stripRows, region.maxY - y))
+            for (index, input) in samples.enumerated() {
+                guard case .packed(let packed) = input else { continue }
+                stripInputs[index].reshape(to: strip)
+                let rowLength = stripInputs[index].rowLength
+                stripInputs[index].samples.withUnsafeMutableBufferPointer { target in
+                    guard let base = target.baseAddress else { return }
+                    for row in 0..<strip.height {
+                        packed.decode(
+                            x: strip.minX, y: strip.minY + row, count: strip.width, into: base + row * rowLength)
+                    }
+                }
+            }
+            output.reshape(to: strip)
+            try kernel.render(into: &output, from: stripInputs)
+            output.encodeRows(with: encoder, into: bytes + (y - region.minY) * rowBytes, rowBytes: rowBytes)
+            y += strip.height
+        }
+    }
 }
 
 extension Image {

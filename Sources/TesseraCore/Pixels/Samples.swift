@@ -134,11 +134,6 @@ package enum Samples {
 }
 
 extension Samples {
-    /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
-    /// samples of `depth` a pixel out (8-bit and 16-bit rounded as ``encode(_:channels:count:fileChannels:maxValue:into:)``).
-    /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
-    /// alpha first, `value * alpha + background * (1 - alpha)` (to 1 channel, over the background's
-    /// Rec. 709 luminance), instead of dropping the alpha.
     /// Decodes `count` packed pixels of `fileChannels` samples of `depth` at `row` (integers scaled to
     /// 0...1) into 1 (gray) or 4 Float32 channels, as ``decode(_:fileChannels:stride:count:scale:into:)``.
     package static func decode(
@@ -161,6 +156,11 @@ extension Samples {
         }
     }
 
+    /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
+    /// samples of `depth` a pixel out (8-bit and 16-bit rounded as ``encode(_:channels:count:fileChannels:maxValue:into:)``).
+    /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
+    /// alpha first, `value * alpha + background * (1 - alpha)` (to 1 channel, over the background's
+    /// Rec. 709 luminance), instead of dropping the alpha.
     package static func encoder(
         channels: Int, fileChannels: Int, depth: SampleDepth, background: SIMD3<Float>? = nil
     ) -> SampleEncoder {
@@ -182,21 +182,22 @@ extension Samples {
             }
         }
         let format = "\(depth), \(channels) channels to \(fileChannels)"
+        let packed = SampleFormat(depth: depth, bands: fileChannels)
         return switch depth {
         case .uint8:
-            SampleEncoder(format: format, bytesPerPixel: fileChannels) { from, count, to in
+            SampleEncoder(format: format, bytesPerPixel: fileChannels, packed: packed) { from, count, to in
                 encode(
                     from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 255,
                     into: to.assumingMemoryBound(to: UInt8.self))
             }
         case .uint16:
-            SampleEncoder(format: format, bytesPerPixel: fileChannels * 2) { from, count, to in
+            SampleEncoder(format: format, bytesPerPixel: fileChannels * 2, packed: packed) { from, count, to in
                 encode(
                     from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 65535,
                     into: to.assumingMemoryBound(to: UInt16.self))
             }
         case .float32:
-            SampleEncoder(format: format, bytesPerPixel: fileChannels * 4) { from, count, to in
+            SampleEncoder(format: format, bytesPerPixel: fileChannels * 4, packed: packed) { from, count, to in
                 encode(
                     from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 1,
                     into: to.assumingMemoryBound(to: Float.self))

@@ -62,7 +62,7 @@ struct GaussianBlur: Node {
 
     /// Blurs one tile: a working copy of the tile plus its margin (premultiplied, RGB packed to 3
     /// channels), a vertical pass over all its columns, then a horizontal pass per row into the output.
-    struct Kernel: ImageKernel {
+    struct Kernel: FormatKernel {
         enum Method {
             /// Sigma so small that the kernel is one tap.
             case copy
@@ -115,6 +115,43 @@ struct GaussianBlur: Node {
                 output.copy(from: inputs[0])
                 return
             }
+            let outRowLength = output.rowLength
+            output.samples.withUnsafeMutableBufferPointer { out in
+                guard let out = out.baseAddress else { return }
+                blur(region, from: .floats(inputs[0]), row: { out + $0 &* outRowLength }, done: { _ in })
+            }
+        }
+
+        /// Reads an input in its own format (8-bit RGB straight into the 3-channel working copy) and
+        /// writes each output row packed as it is made: no Float32 tile on either side.
+        func render(into output: PackedOutput, from inputs: [KernelSamples]) {
+            let region = output.region
+            guard !region.isEmpty else { return }
+            var line = [Float].scratch(count: region.width * 4)
+            defer { line.recycleScratch() }
+            line.withUnsafeMutableBufferPointer { line in
+                guard let line = line.baseAddress else { return }
+                if case .copy = method {
+                    for row in 0..<region.height {
+                        inputs[0].row(x: region.minX, y: region.minY + row, count: region.width, scratch: line) {
+                            output.encode($0, x: region.minX, y: region.minY + row, count: region.width)
+                        }
+                    }
+                    return
+                }
+                blur(region, from: inputs[0], row: { _ in line }) { row in
+                    output.encode(line, x: region.minX, y: region.minY + row, count: region.width)
+                }
+            }
+        }
+
+        /// Blurs `region` from `input`, which covers it and its margin: output row `r` (from the top of
+        /// the region) is written where `row(r)` points, as 1 (gray) or 4 Float32 channels, then
+        /// `done(r)` is called before the next row is asked for.
+        private func blur(
+            _ region: Rect, from input: KernelSamples, row: (Int) -> UnsafeMutablePointer<Float>,
+            done: (Int) -> Void
+        ) {
             let area = region.insetBy(dx: -margin, dy: -margin)
             let c = channels
             // The working copy: area.height rows of area.width pixels; one float of slack past each row
@@ -123,7 +160,7 @@ struct GaussianBlur: Node {
             // measured no faster: what the column walks gain, the copy into strips loses.)
             let workStride = Self.roundUp(area.width * c + 1, 16)
             var work = [Float].scratch(count: area.height * workStride)
-            fillWorkingCopy(&work, stride: workStride, area: area, from: inputs[0])
+            fillWorkingCopy(&work, stride: workStride, area: area, from: input)
             // After the vertical pass: region.height rows of area.width pixels, with room for the
             // horizontal FIR's 16-wide reads past the last output.
             let middleStride = Self.roundUp(
@@ -136,22 +173,22 @@ struct GaussianBlur: Node {
                 middle.recycleScratch()
                 line.recycleScratch()
             }
-            let outRowLength = output.rowLength
             work.withUnsafeBufferPointer { work in
                 middle.withUnsafeMutableBufferPointer { middle in
                     line.withUnsafeMutableBufferPointer { line in
-                        output.samples.withUnsafeMutableBufferPointer { out in
-                            guard let work = work.baseAddress, let middle = middle.baseAddress,
-                                let line = line.baseAddress, let out = out.baseAddress
-                            else { return }
-                            let passes = Passes(
-                                kernel: self, region: region, area: area, work: work, workStride: workStride,
-                                middle: middle, middleStride: middleStride, line: line, output: out,
-                                outputRowLength: outRowLength)
-                            switch method {
-                            case .copy: break
-                            case .taps: passes.taps()
-                            case .cosine: passes.cosine()
+                        guard let work = work.baseAddress, let middle = middle.baseAddress,
+                            let line = line.baseAddress
+                        else { return }
+                        withoutActuallyEscaping(row) { row in
+                            withoutActuallyEscaping(done) { done in
+                                let passes = Passes(
+                                    kernel: self, region: region, area: area, work: work, workStride: workStride,
+                                    middle: middle, middleStride: middleStride, line: line, row: row, done: done)
+                                switch method {
+                                case .copy: break
+                                case .taps: passes.taps()
+                                case .cosine: passes.cosine()
+                                }
                             }
                         }
                     }
@@ -160,33 +197,35 @@ struct GaussianBlur: Node {
         }
 
         /// Copies `area` of `input` into `work`: gray as is, RGB without its alpha, RGBA premultiplied.
-        private func fillWorkingCopy(_ work: inout [Float], stride: Int, area: Rect, from input: PixelBuffer) {
+        /// Packed rows are decoded one at a time into a row of Float32 first.
+        private func fillWorkingCopy(_ work: inout [Float], stride: Int, area: Rect, from input: KernelSamples) {
             let channels = self.channels
-            let inputRowLength = input.rowLength
-            let start = input.index(x: area.minX, y: area.minY)
             let used = area.width * channels
-            input.samples.withUnsafeBufferPointer { source in
+            var decoded = [Float].scratch(count: area.width * 4 + 4)
+            defer { decoded.recycleScratch() }
+            decoded.withUnsafeMutableBufferPointer { decoded in
                 work.withUnsafeMutableBufferPointer { target in
-                    guard let source = source.baseAddress, let target = target.baseAddress else { return }
+                    guard let decoded = decoded.baseAddress, let target = target.baseAddress else { return }
                     for row in 0..<area.height {
-                        let from = source + (start &+ row &* inputRowLength)
                         let to = target + row &* stride
                         (to + used).update(repeating: 0, count: stride &- used)
-                        switch channels {
-                        case 1:
-                            to.update(from: from, count: area.width)
-                        case 3:
-                            // Overlapping 4-wide stores: each pixel's junk fourth lane is overwritten by the
-                            // next pixel, the last one's lands in the row's slack.
-                            for x in 0..<area.width {
-                                let pixel: SIMD4<Float> = SeparablePasses.load(from + x &* 4)
-                                SeparablePasses.store(pixel, to + x &* 3)
-                            }
-                        default:
-                            for x in 0..<area.width {
-                                let pixel: SIMD4<Float> = SeparablePasses.load(from + x &* 4)
-                                let alpha = pixel.w
-                                SeparablePasses.store(pixel * SIMD4(alpha, alpha, alpha, 1), to + x &* 4)
+                        input.row(x: area.minX, y: area.minY + row, count: area.width, scratch: decoded) { from in
+                            switch channels {
+                            case 1:
+                                to.update(from: from, count: area.width)
+                            case 3:
+                                // Overlapping 4-wide stores: each pixel's junk fourth lane is overwritten by
+                                // the next pixel, the last one's lands in the row's slack.
+                                for x in 0..<area.width {
+                                    let pixel: SIMD4<Float> = SeparablePasses.load(from + x &* 4)
+                                    SeparablePasses.store(pixel, to + x &* 3)
+                                }
+                            default:
+                                for x in 0..<area.width {
+                                    let pixel: SIMD4<Float> = SeparablePasses.load(from + x &* 4)
+                                    let alpha = pixel.w
+                                    SeparablePasses.store(pixel * SIMD4(alpha, alpha, alpha, 1), to + x &* 4)
+                                }
                             }
                         }
                     }
@@ -218,8 +257,9 @@ struct GaussianBlur: Node {
         let middle: UnsafeMutablePointer<Float>
         let middleStride: Int
         let line: UnsafeMutablePointer<Float>
-        let output: UnsafeMutablePointer<Float>
-        let outputRowLength: Int
+        /// Where output row `r` goes, and what to call once it is written.
+        let row: (Int) -> UnsafeMutablePointer<Float>
+        let done: (Int) -> Void
 
         /// The exact taps: vertical then horizontal, each 16 samples at a time.
         func taps() {
@@ -294,8 +334,9 @@ struct GaussianBlur: Node {
                 sweep.run(
                     source: interleaved, step: 4, first: area.minX, count: region.width, dest: line, destStep: 4)
                 for lane in 0..<rows {
-                    let to = output + (row + lane) &* outputRowLength
+                    let to = self.row(row + lane)
                     for x in 0..<region.width { to[x] = line[x &* 4 &+ lane] }
+                    done(row + lane)
                 }
                 row &+= 4
             }
@@ -304,7 +345,8 @@ struct GaussianBlur: Node {
         /// Writes output row `row` from `pixels` (`pixelStep` floats apart, `channels` of them meaningful):
         /// gray as is, RGB with alpha 1, RGBA divided by its alpha.
         private func writeRow(_ row: Int, from pixels: UnsafeMutablePointer<Float>, pixelStep: Int) {
-            let to = output + row &* outputRowLength
+            let to = self.row(row)
+            defer { done(row) }
             let width = region.width
             switch kernel.channels {
             case 1:

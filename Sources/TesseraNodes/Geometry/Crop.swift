@@ -73,11 +73,12 @@ struct Crop: Node {
         return clamped
     }
 
-    struct Kernel: ImageKernel {
+    /// A translation: samples are moved in whatever format they are in.
+    struct Kernel: TranslationKernel {
         var x: Int
         var y: Int
 
-        func inputRegion(for output: Rect, input index: Int) -> Rect { output.offsetBy(dx: x, dy: y) }
+        var offset: (x: Int, y: Int) { (x, y) }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
             let moved = inputs[0].region.offsetBy(dx: -x, dy: -y)

@@ -1,0 +1,145 @@
+/// How samples are packed, in a file or in a tile kept in an image's own format: a depth and 1 to 4
+/// interleaved bands (gray, gray and alpha, RGB, RGBA), as libvips' band format and band count.
+///
+/// An image whose pixels are a decoder's file samples (``PixelSource/givesFileSamples``) has a
+/// ``Image/nativeFormat``: the scheduler then moves its pixels in that format (8-bit RGB is 3 bytes a
+/// pixel, not the 16 of Float32 RGBA) wherever no node needs them as floats, and a writer of the same
+/// format copies them without conversion. Computed pixels are Float32 until a writer rounds them.
+public struct SampleFormat: Hashable, Sendable, CustomStringConvertible {
+    public var depth: SampleDepth
+    /// Interleaved samples a pixel: 1 to 4.
+    public var bands: Int
+
+    public init(depth: SampleDepth, bands: Int) {
+        precondition((1...4).contains(bands), "1 to 4 bands")
+        self.depth = depth
+        self.bands = bands
+    }
+
+    public var bytesPerPixel: Int { bands * depth.bytes }
+    public var description: String { "\(depth) x \(bands)" }
+}
+
+extension SampleDepth {
+    /// Bytes a sample: 1, 2 or 4.
+    public var bytes: Int { bits / 8 }
+}
+
+extension Image {
+    /// The format this image's pixels are exactly, when they are file samples as decoded (a loaded
+    /// 8-bit RGB photo: `uint8 x 3`), so that they may be moved as such and read back as the same
+    /// floats; nil for computed pixels, which are Float32.
+    public var nativeFormat: SampleFormat? {
+        source.givesFileSamples ? SampleFormat(depth: depth, bands: layout.fileChannels) : nil
+    }
+
+    /// The encoder that writes this image's pixels packed in `format`, rounding as writers do.
+    public func encoder(for format: SampleFormat) -> SampleEncoder {
+        Samples.encoder(channels: channels, fileChannels: format.bands, depth: format.depth)
+    }
+}
+
+/// Packed samples of one region, by pointer: `region.height` rows of `region.width` pixels of
+/// `format`, `rowBytes` apart. What a kernel that reads its inputs in their own format is handed
+/// (``FormatKernel``).
+public struct PackedSamples {
+    public let region: Rect
+    public let format: SampleFormat
+    public let base: UnsafeRawPointer
+    public let rowBytes: Int
+
+    public init(region: Rect, format: SampleFormat, base: UnsafeRawPointer, rowBytes: Int) {
+        self.region = region
+        self.format = format
+        self.base = base
+        self.rowBytes = rowBytes
+    }
+
+    /// The bytes of pixel (x, y), in image coordinates.
+    public func pointer(x: Int, y: Int) -> UnsafeRawPointer {
+        base + (y - region.minY) * rowBytes + (x - region.minX) * format.bytesPerPixel
+    }
+
+    /// Decodes `count` pixels of row `y` from `x` into `target` as 1 (gray) or 4 Float32 channels,
+    /// exactly as a decoder's render gives them.
+    public func decode(x: Int, y: Int, count: Int, into target: UnsafeMutablePointer<Float>) {
+        Samples.decode(
+            row: pointer(x: x, y: y), depth: format.depth, fileChannels: format.bands, count: count, into: target)
+    }
+}
+
+/// Where a kernel that writes its output's format itself puts it: `region.height` rows of
+/// `region.width` pixels of `encoder.bytesPerPixel` bytes, `rowBytes` apart.
+public struct PackedOutput {
+    public let region: Rect
+    public let encoder: SampleEncoder
+    public let base: UnsafeMutableRawPointer
+    public let rowBytes: Int
+
+    public init(region: Rect, encoder: SampleEncoder, base: UnsafeMutableRawPointer, rowBytes: Int) {
+        self.region = region
+        self.encoder = encoder
+        self.base = base
+        self.rowBytes = rowBytes
+    }
+
+    /// Encodes `count` pixels of Float32 samples (1 or 4 channels, as the image has) into row `y`
+    /// from `x`.
+    public func encode(_ pixels: UnsafePointer<Float>, x: Int, y: Int, count: Int) {
+        encoder.encode(
+            pixels, count, base + (y - region.minY) * rowBytes + (x - region.minX) * encoder.bytesPerPixel)
+    }
+}
+
+/// One input of a ``FormatKernel``: packed samples in the input's own format, or Float32.
+public enum KernelSamples {
+    case packed(PackedSamples)
+    case floats(PixelBuffer)
+
+    public var region: Rect {
+        switch self {
+        case .packed(let samples): samples.region
+        case .floats(let buffer): buffer.region
+        }
+    }
+
+    /// Row `y`'s `count` pixels from `x` as Float32 (1 or 4 channels), decoded into `scratch` when
+    /// packed, else pointing into the buffer (valid while it lives).
+    public func row(
+        x: Int, y: Int, count: Int, scratch: UnsafeMutablePointer<Float>, _ body: (UnsafePointer<Float>) -> Void
+    ) {
+        switch self {
+        case .packed(let samples):
+            samples.decode(x: x, y: y, count: count, into: scratch)
+            body(scratch)
+        case .floats(let buffer):
+            buffer.samples.withUnsafeBufferPointer { samples in
+                guard let base = samples.baseAddress else { return }
+                body(base + buffer.index(x: x, y: y))
+            }
+        }
+    }
+}
+
+/// A kernel that reads its inputs in their own formats and writes its output in the one asked for,
+/// choosing its working format in between: an area node (a blur) that would otherwise be handed its
+/// input, margin included, as a Float32 tile and return one. Its ``ImageKernel/render(into:from:)``
+/// must give the same pixels: the scheduler uses either.
+public protocol FormatKernel: ImageKernel {
+    /// Renders `output.region` into `output`, from `inputs` covering at least
+    /// ``ImageKernel/inputRegion(for:input:)`` each.
+    func render(into output: PackedOutput, from inputs: [KernelSamples]) throws
+}
+
+/// A kernel whose output is its single input moved, samples unchanged: output pixel (x, y) is input
+/// pixel (x + `offset.x`, y + `offset.y`). Such a node (crop) moves samples in any format without
+/// converting them.
+public protocol TranslationKernel: ImageKernel {
+    var offset: (x: Int, y: Int) { get }
+}
+
+extension TranslationKernel {
+    public func inputRegion(for output: Rect, input index: Int) -> Rect {
+        output.offsetBy(dx: offset.x, dy: offset.y)
+    }
+}
