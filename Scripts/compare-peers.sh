@@ -9,7 +9,7 @@
 # Sections:
 #   codecs    `tessera convert` against `vips copy` on a 3840x2160 photo: PNG 8/16-bit, TIFF, JPEG.
 #   filters   the filter jobs on a 7680x4320 RGB uncompressed TIFF, written back as uncompressed TIFF:
-#             a plain copy (the floor), gaussianBlur sigma 2 and 20, colorMatrix, crop, blendWithMask,
+#             a plain copy (the floor), gaussianBlur sigma 2 and 20, colorMatrix, contrast, crop, blendWithMask,
 #             with vips, OpenCV (Scripts/peers-opencv.py) and a Tessera graph; sigma 20 also on 1 thread
 #             (issue 15 asks 2 threads to be at least 1.9x faster than 1), and two 1-thread runs at
 #             once: what two cores give two separate processes sharing nothing, the machine's ceiling.
@@ -363,6 +363,14 @@ g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0] }" "|depth: float"
         "vips recomb|vips recomb in8k.tif v-matrix.tif[compression=none] sepia.mat" \
         "opencv transform|$ocv colormatrix sepia.txt in8k.tif c-matrix.tif" \
         "tessera|$TESSERA run t-matrix.yaml --quiet" "${before[@]}"
+
+    graph t-contrast "result: { op: contrast, input: photo, amount: 1.5 }"
+    note="out = (v - 0.5) * 1.5 + 0.5 clamped, 8-bit out: vips linear 1.5 -63.75 --uchar (the same in levels of"
+    note+=" 255); OpenCV convertScaleAbs is |v * a + b|, so cv2.convertScaleAbs would not clamp at 0: not run."
+    before_tool t-contrast
+    job "contrast (amount 1.5, 8-bit out)" "$note" \
+        "vips linear --uchar|vips linear in8k.tif v-contrast.tif[compression=none] 1.5 -63.75 --uchar" \
+        "tessera|$TESSERA run t-contrast.yaml --quiet" "${before[@]}"
 
     graph t-crop "result: { op: crop, input: photo, rect: [100, 100, 7480, 4120] }"
     before_tool t-crop

@@ -116,6 +116,18 @@ enum JPEGCodec {
 
         deinit { tsr_jpeg_close(reader) }
 
+        /// 8-bit gray or RGB, as libjpeg gives them.
+        var packedFormat: SampleFormat? { SampleFormat(depth: .uint8, bands: fileChannels) }
+
+        func readPackedRows(into target: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int, count: Int) throws {
+            var error = ShimError()
+            let status = tsr_jpeg_read_rows(
+                reader, target.assumingMemoryBound(to: UInt8.self), targetRowBytes, UInt32(count), &error.buffer,
+                ShimError.capacity)
+            if status != 0 { throw ImageError(path: path, message: "JPEG: \(error.message)") }
+            try advance(by: count)
+        }
+
         func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
             var error = ShimError()
             let rowBytes = width * fileChannels
@@ -140,6 +152,11 @@ enum JPEGCodec {
                 }
                 done += rows
             }
+            try advance(by: count)
+        }
+
+        private func advance(by count: Int) throws {
+            var error = ShimError()
             nextRow += count
             if nextRow == height, tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) != 0 {
                 throw ImageError(path: path, message: "JPEG: \(error.message)")

@@ -101,6 +101,22 @@ enum PNGCodec {
 
         deinit { tsr_png_close(reader) }
 
+        /// The rows' format as libpng gives them, for a non-interlaced file of 8-bit or 16-bit samples
+        /// (interlaced files are read whole on the first request).
+        var packedFormat: SampleFormat? {
+            guard info.interlaced == 0, info.max_value == 255 || info.max_value == 65535 else { return nil }
+            return SampleFormat(depth: info.bytes_per_sample == 2 ? .uint16 : .uint8, bands: Int(info.channels))
+        }
+
+        func readPackedRows(into target: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int, count: Int) throws {
+            var error = ShimError()
+            let status = tsr_png_read_rows(
+                reader, target.assumingMemoryBound(to: UInt8.self), targetRowBytes, UInt32(count), &error.buffer,
+                ShimError.capacity)
+            if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
+            try advance(by: count)
+        }
+
         func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
             var error = ShimError()
             let interlaced = info.interlaced != 0
@@ -134,6 +150,11 @@ enum PNGCodec {
                     }
                 }
             }
+            try advance(by: count)
+        }
+
+        private func advance(by count: Int) throws {
+            var error = ShimError()
             nextRow += count
             if nextRow == height, tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
                 throw ImageError(path: path, message: "PNG: \(error.message)")

@@ -10,6 +10,19 @@ package protocol RowDecoder: AnyObject {
     /// Decodes the next `count` rows into `target`, `width * channels` Float32 samples per row. After
     /// the last row it reads the rest of the file too, so a damaged ending is reported.
     func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws
+    /// The format of the rows as the file stores them, when ``readPackedRows(into:rowBytes:count:)``
+    /// can hand them over as they are; nil (the default) when it cannot.
+    var packedFormat: SampleFormat? { get }
+    /// Reads the next `count` rows in ``packedFormat``, `rowBytes` apart from `target`.
+    func readPackedRows(into target: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws
+}
+
+extension RowDecoder {
+    package var packedFormat: SampleFormat? { nil }
+
+    package func readPackedRows(into target: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws {
+        throw ImageError(message: "this decoder gives Float32 rows only")
+    }
 }
 
 extension RowDecoder {
@@ -75,6 +88,36 @@ package final class RowStreamSource: PixelSource, Sendable {
             }
         }
         target.copy(from: band)
+    }
+
+    /// Hands the decoder's rows over as the file stores them when a writer (or a cache of packed
+    /// cells) asks for the next whole-width rows in that format; anything else goes through Float32.
+    package func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        let copied = try state.withLock { state -> Bool in
+            if let failure = state.failure { throw failure }
+            do {
+                if state.decoder == nil, region.minY == 0 {
+                    state.decoder = try open()
+                    state.nextRow = 0
+                }
+                guard let decoder = state.decoder, let format = decoder.packedFormat, encoder.packed == format,
+                    region.minX == 0, region.width == decoder.width, region.minY == state.nextRow
+                else { return false }
+                try decoder.readPackedRows(into: bytes, rowBytes: rowBytes, count: region.height)
+            } catch {
+                state.failure = error
+                state.decoder = nil
+                state.band = nil
+                throw error
+            }
+            state.nextRow = region.maxY
+            state.band = nil
+            return true
+        }
+        if !copied { try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes) }
     }
 
     private func decodeRows(_ rows: Range<Int>, state: State) throws -> PixelBuffer {

@@ -139,6 +139,22 @@ import Testing
         #expect(results.count == 3 && results.allSatisfy { $0 == results[0] })
     }
 
+    /// Keeping samples in their file's format (8-bit RGB copied, point nodes reading it packed, caches
+    /// of packed cells) writes the bytes that rendering every tile in Float32 writes.
+    @Test(arguments: names)
+    func exampleGraphGivesTheBytesOfFloat32Tiles(_ name: String) throws {
+        var results: [[String: Data]] = []
+        for floatTiles in [false, true] {
+            try withTemporaryFolder { folder in
+                var options = RunOptions()
+                options.floatTiles = floatTiles
+                let outputs = try Self.run(name, in: folder, options: options)
+                results.append(try outputs.mapValues { try Data(contentsOf: URL(fileURLWithPath: $0)) })
+            }
+        }
+        #expect(results.count == 2 && !results[0].isEmpty && results[0] == results[1])
+    }
+
     // MARK: The example graphs' effects, computed here from the photo's samples (RGB with alpha 1, four
     // per pixel as Tessera holds them).
 

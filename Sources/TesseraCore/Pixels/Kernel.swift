@@ -103,20 +103,22 @@ package final class KernelSource: PixelSource {
         let packable = inputs.indices.map { index in
             inputs[index].image.nativeFormat != nil && inputs[index].image.extent.contains(regions[index])
         }
-        if let formatKernel = kernel as? any FormatKernel, packable.contains(true) || encoder.packed != nil {
-            try renderFormats(formatKernel, region, regions: regions, packable: packable) { samples in
-                try formatKernel.render(
-                    into: PackedOutput(region: region, encoder: encoder, base: bytes, rowBytes: rowBytes),
-                    from: samples)
-            }
-            return
-        }
         let point = regions.allSatisfy { $0 == region }
-        if point, packable.contains(true) {
-            try renderFormats(kernel, region, regions: regions, packable: packable) { samples in
-                try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
+        let formatKernel = kernel as? any FormatKernel
+        if formatKernel != nil || point, packable.contains(true) || (formatKernel != nil && encoder.packed != nil) {
+            var done = false
+            try renderFormats(region, regions: regions, packable: packable) { samples in
+                let output = PackedOutput(region: region, encoder: encoder, base: bytes, rowBytes: rowBytes)
+                if let formatKernel, try formatKernel.render(into: output, from: samples) {
+                    done = true
+                } else if kernel is any ChannelKernel, try renderLookup(into: output, from: samples) {
+                    done = true
+                } else if point {
+                    try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
+                    done = true
+                }
             }
-            return
+            if done { return }
         }
         try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
     }
@@ -125,7 +127,7 @@ package final class KernelSource: PixelSource {
     /// lies inside it) or as Float32 with its edge mode, and hands them to `body`; the storage comes
     /// from the thread's spares and goes back to them.
     private func renderFormats(
-        _ kernel: any ImageKernel, _ region: Rect, regions: [Rect], packable: [Bool],
+        _ region: Rect, regions: [Rect], packable: [Bool],
         _ body: ([KernelSamples]) throws -> Void
     ) throws {
         var floats: [PixelBuffer] = []
@@ -165,6 +167,45 @@ package final class KernelSource: PixelSource {
             }
         }
         try body(samples)
+    }
+
+    /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through a table the
+    /// kernel fills by rendering pixel `v` as (v, v, v, v) / 255 (alpha 1 where the input has none),
+    /// encoded as the output asks; false for other formats.
+    private func renderLookup(into output: PackedOutput, from samples: [KernelSamples]) throws -> Bool {
+        guard samples.count == 1, case .packed(let input) = samples[0], input.format.depth == .uint8,
+            output.encoder.packed == input.format
+        else { return false }
+        let bands = input.format.bands
+        let values = Rect(x: 0, y: 0, width: 256, height: 1)
+        let inputChannels = inputs[0].image.channels
+        var levels = PixelBuffer(region: values, channels: inputChannels)
+        for v in 0..<256 {
+            for c in 0..<inputChannels {
+                levels.samples[v * inputChannels + c] = c == 3 && bands == 3 ? 1 : Float(v) / 255
+            }
+        }
+        var mapped = PixelBuffer(region: values, channels: channels)
+        try kernel.render(into: &mapped, from: [levels])
+        var table = [UInt8](repeating: 0, count: 256 * bands)
+        table.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            mapped.encodeRows(with: output.encoder, into: base, rowBytes: 256 * bands)
+        }
+        let region = output.region
+        table.withUnsafeBufferPointer { table in
+            guard let table = table.baseAddress else { return }
+            for row in 0..<region.height {
+                let from = input.pointer(x: region.minX, y: region.minY + row).assumingMemoryBound(to: UInt8.self)
+                let to = (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self)
+                var i = 0
+                while i < region.width * bands {
+                    for c in 0..<bands { to[i + c] = table[Int(from[i + c]) &* bands &+ c] }
+                    i += bands
+                }
+            }
+        }
+        return true
     }
 
     /// A point kernel over `region` in strips of rows: each strip's packed inputs decoded into small

@@ -123,13 +123,22 @@ public enum KernelSamples {
 
 /// A kernel that reads its inputs in their own formats and writes its output in the one asked for,
 /// choosing its working format in between: an area node (a blur) that would otherwise be handed its
-/// input, margin included, as a Float32 tile and return one. Its ``ImageKernel/render(into:from:)``
-/// must give the same pixels: the scheduler uses either.
+/// input, margin included, as a Float32 tile and return one, or a point node with an integer path
+/// for 8-bit samples. It must write the bytes its ``ImageKernel/render(into:from:)`` would encode to,
+/// or say in its node's documentation how far from them it may be (the tests run every example
+/// graph both ways, ``RunOptions/floatTiles``).
 public protocol FormatKernel: ImageKernel {
     /// Renders `output.region` into `output`, from `inputs` covering at least
-    /// ``ImageKernel/inputRegion(for:input:)`` each.
-    func render(into output: PackedOutput, from inputs: [KernelSamples]) throws
+    /// ``ImageKernel/inputRegion(for:input:)`` each; returns false, having written nothing, for
+    /// formats it has no path for (the scheduler then renders as for any kernel).
+    func render(into output: PackedOutput, from inputs: [KernelSamples]) throws -> Bool
 }
+
+/// A point kernel each of whose output channels is a function of the same input channel alone
+/// (alpha of alpha): contrast, exposure, levels, a tone curve. From 8-bit samples to 8-bit samples
+/// the scheduler then renders it as a lookup table of 256 entries a channel, made by the kernel
+/// itself from the 256 values, so the bytes are those of rendering each pixel.
+public protocol ChannelKernel: ImageKernel {}
 
 /// A kernel whose output is its single input moved, samples unchanged: output pixel (x, y) is input
 /// pixel (x + `offset.x`, y + `offset.y`). Such a node (crop) moves samples in any format without

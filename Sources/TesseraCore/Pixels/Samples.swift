@@ -141,6 +141,8 @@ extension Samples {
         into target: UnsafeMutablePointer<Float>
     ) {
         switch depth {
+        case .uint8 where fileChannels == 3:
+            decodeRGB8(row.assumingMemoryBound(to: UInt8.self), count: count, into: target)
         case .uint8:
             decode(
                 row.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels, stride: fileChannels,
@@ -154,6 +156,47 @@ extension Samples {
                 row.assumingMemoryBound(to: Float.self), fileChannels: fileChannels, stride: fileChannels,
                 count: count, scale: 1, into: target)
         }
+    }
+
+    /// 8-bit RGB to Float32 RGBA, alpha 1: the same values as ``decode(_:fileChannels:stride:count:scale:into:)``,
+    /// a pixel a vector (the generic loop converts sample by sample).
+    @inlinable
+    package static func decodeRGB8(_ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>)
+    {
+        let scale = SIMD4<Float>(1 / 255, 1 / 255, 1 / 255, 0)
+        let opaque = SIMD4<Float>(0, 0, 0, 1)
+        let out = UnsafeMutableRawPointer(target)
+        for i in 0..<count {
+            let s = source + 3 &* i
+            let pixel = SIMD4<Float>(Float(s[0]), Float(s[1]), Float(s[2]), 0) * scale + opaque
+            out.storeBytes(of: pixel, toByteOffset: 16 &* i, as: SIMD4<Float>.self)
+        }
+    }
+
+    /// Float32 RGBA to 8-bit RGB, alpha dropped, rounded as ``quantize(_:maxValue:)``: four lanes at
+    /// once, each pixel's three bytes stored as one 32-bit word whose fourth byte the next pixel
+    /// overwrites (the last pixel is stored byte by byte).
+    @inlinable
+    package static func encodeRGB8(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>)
+    {
+        guard count > 0 else { return }
+        let raw = UnsafeRawPointer(source)
+        let out = UnsafeMutableRawPointer(target)
+        @inline(__always) func quantized(_ i: Int) -> SIMD4<UInt32> {
+            let value = raw.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self)
+            let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(with: 1, where: value .> 1)
+            let shifted = clamped * SIMD4<Float>(repeating: 255) + SIMD4<Float>(repeating: 8_388_608)
+            return unsafeBitCast(shifted, to: SIMD4<UInt32>.self) & SIMD4<UInt32>(repeating: 0xFF)
+        }
+        for i in 0..<(count &- 1) {
+            let q = quantized(i)
+            out.storeBytes(of: q.x | q.y << 8 | q.z << 16, toByteOffset: 3 &* i, as: UInt32.self)
+        }
+        let q = quantized(count &- 1)
+        let last = target + 3 &* (count &- 1)
+        last[0] = UInt8(truncatingIfNeeded: q.x)
+        last[1] = UInt8(truncatingIfNeeded: q.y)
+        last[2] = UInt8(truncatingIfNeeded: q.z)
     }
 
     /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
@@ -184,6 +227,10 @@ extension Samples {
         let format = "\(depth), \(channels) channels to \(fileChannels)"
         let packed = SampleFormat(depth: depth, bands: fileChannels)
         return switch depth {
+        case .uint8 where channels == 4 && fileChannels == 3:
+            SampleEncoder(format: format, bytesPerPixel: 3, packed: packed) { from, count, to in
+                encodeRGB8(from, count: count, into: to.assumingMemoryBound(to: UInt8.self))
+            }
         case .uint8:
             SampleEncoder(format: format, bytesPerPixel: fileChannels, packed: packed) { from, count, to in
                 encode(

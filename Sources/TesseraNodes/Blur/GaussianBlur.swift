@@ -124,9 +124,9 @@ struct GaussianBlur: Node {
 
         /// Reads an input in its own format (8-bit RGB straight into the 3-channel working copy) and
         /// writes each output row packed as it is made: no Float32 tile on either side.
-        func render(into output: PackedOutput, from inputs: [KernelSamples]) {
+        func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
             let region = output.region
-            guard !region.isEmpty else { return }
+            guard !region.isEmpty else { return true }
             var line = [Float].scratch(count: region.width * 4)
             defer { line.recycleScratch() }
             line.withUnsafeMutableBufferPointer { line in
@@ -139,18 +139,23 @@ struct GaussianBlur: Node {
                     }
                     return
                 }
-                blur(region, from: inputs[0], row: { _ in line }) { row in
+                // 8-bit gray or RGB out: rows are rounded straight from the working channels.
+                let direct = channels != 4 && output.encoder.packed == SampleFormat(depth: .uint8, bands: channels)
+                blur(region, from: inputs[0], row: { _ in line }, direct: direct ? output : nil) { row in
                     output.encode(line, x: region.minX, y: region.minY + row, count: region.width)
                 }
             }
+            return true
         }
 
         /// Blurs `region` from `input`, which covers it and its margin: output row `r` (from the top of
         /// the region) is written where `row(r)` points, as 1 (gray) or 4 Float32 channels, then
         /// `done(r)` is called before the next row is asked for.
+        /// With `direct`, 8-bit rows of the working channels (gray or RGB), rows are rounded into it from
+        /// the pass's output instead.
         private func blur(
             _ region: Rect, from input: KernelSamples, row: (Int) -> UnsafeMutablePointer<Float>,
-            done: (Int) -> Void
+            direct: PackedOutput? = nil, done: (Int) -> Void
         ) {
             let area = region.insetBy(dx: -margin, dy: -margin)
             let c = channels
@@ -183,7 +188,8 @@ struct GaussianBlur: Node {
                             withoutActuallyEscaping(done) { done in
                                 let passes = Passes(
                                     kernel: self, region: region, area: area, work: work, workStride: workStride,
-                                    middle: middle, middleStride: middleStride, line: line, row: row, done: done)
+                                    middle: middle, middleStride: middleStride, line: line, row: row, direct: direct,
+                                    done: done)
                                 switch method {
                                 case .copy: break
                                 case .taps: passes.taps()
@@ -209,6 +215,16 @@ struct GaussianBlur: Node {
                     for row in 0..<area.height {
                         let to = target + row &* stride
                         (to + used).update(repeating: 0, count: stride &- used)
+                        if channels != 4, case .packed(let packed) = input,
+                            packed.format == SampleFormat(depth: .uint8, bands: channels)
+                        {
+                            // 8-bit gray or RGB: the working channels as stored, scaled as decoders do
+                            // (RGBA is premultiplied below).
+                            let bytes = packed.pointer(x: area.minX, y: area.minY + row).assumingMemoryBound(
+                                to: UInt8.self)
+                            for i in 0..<used { to[i] = Float(bytes[i]) * (1 / 255) }
+                            continue
+                        }
                         input.row(x: area.minX, y: area.minY + row, count: area.width, scratch: decoded) { from in
                             switch channels {
                             case 1:
@@ -259,6 +275,8 @@ struct GaussianBlur: Node {
         let line: UnsafeMutablePointer<Float>
         /// Where output row `r` goes, and what to call once it is written.
         let row: (Int) -> UnsafeMutablePointer<Float>
+        /// 8-bit rows in the working channels, written instead of `row`'s.
+        let direct: PackedOutput?
         let done: (Int) -> Void
 
         /// The exact taps: vertical then horizontal, each 16 samples at a time.
@@ -345,6 +363,23 @@ struct GaussianBlur: Node {
         /// Writes output row `row` from `pixels` (`pixelStep` floats apart, `channels` of them meaningful):
         /// gray as is, RGB with alpha 1, RGBA divided by its alpha.
         private func writeRow(_ row: Int, from pixels: UnsafeMutablePointer<Float>, pixelStep: Int) {
+            if let direct {
+                let to = (direct.base + row &* direct.rowBytes).assumingMemoryBound(to: UInt8.self)
+                let c = kernel.channels
+                if pixelStep == c {
+                    for i in 0..<(region.width &* c) {
+                        to[i] = UInt8(truncatingIfNeeded: quantize(pixels[i], maxValue: 255))
+                    }
+                } else {
+                    for x in 0..<region.width {
+                        for k in 0..<c {
+                            to[x &* c &+ k] = UInt8(
+                                truncatingIfNeeded: quantize(pixels[x &* pixelStep &+ k], maxValue: 255))
+                        }
+                    }
+                }
+                return
+            }
             let to = self.row(row)
             defer { done(row) }
             let width = region.width

@@ -39,7 +39,7 @@ struct Contrast: Node {
         Swift.min(Swift.max((value - pivot) * amount + pivot, 0), 1)
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: ChannelKernel {
         var amount: Float
         var pivot: Float
 

@@ -32,7 +32,7 @@ struct Exposure: Node {
         return NodeOutputs(.image(Image(mapping: input, with: Kernel(gain: gain))))
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: ChannelKernel {
         var gain: Float
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {

@@ -86,7 +86,7 @@ struct Levels: Node {
                 Image(mapping: input, with: kernel)))
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: ChannelKernel {
         var black: Float
         var scale: Float
         var exponent: Float

@@ -87,7 +87,7 @@ struct ToneCurve: Node {
         return d
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: ChannelKernel {
         var xs: [Double]
         var ys: [Double]
         var slopes: [Double]

@@ -61,8 +61,40 @@ struct BlendWithMask: Node {
                     kernel: Kernel(weights: weights), inputs: inputs)))
     }
 
-    struct Kernel: ImageKernel {
+    /// Float32 for any input; opaque 8-bit RGB or gray over the same with a one-band 8-bit mask, in
+    /// integers: `(a * m + b * (255 - m))` over 255, rounded. That is the Float32 result's byte: the
+    /// exact value is never within 0.5/255 of a rounding tie (its fraction is a multiple of 1/255),
+    /// and Float32's error is a millionth of that.
+    struct Kernel: FormatKernel {
         var weights: SIMD4<Float>
+
+        func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
+            guard inputs.count == 3, case .packed(let fore) = inputs[0], case .packed(let mask) = inputs[1],
+                case .packed(let back) = inputs[2], mask.format == SampleFormat(depth: .uint8, bands: 1),
+                fore.format.depth == .uint8, fore.format.bands == 3 || fore.format.bands == 1,
+                back.format == fore.format, output.encoder.packed == fore.format,
+                weights.w == 0, abs(weights.x + weights.y + weights.z - 1) < 1e-6
+            else { return false }
+            let bands = fore.format.bands
+            let region = output.region
+            for row in 0..<region.height {
+                let y = region.minY + row
+                let a = fore.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
+                let b = back.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
+                let m = mask.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
+                let out = (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<region.width {
+                    let weight = UInt16(m[x])
+                    for c in 0..<bands {
+                        let i = x &* bands &+ c
+                        // Rounded division by 255 of a product of two 8-bit values (Blinn's form).
+                        let t = UInt16(a[i]) &* weight &+ UInt16(b[i]) &* (255 &- weight) &+ 128
+                        out[i] = UInt8(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8)
+                    }
+                }
+            }
+            return true
+        }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
             let weights = self.weights
