@@ -369,7 +369,7 @@ g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0] }" "|depth: float"
     note+=" 255); OpenCV convertScaleAbs is |v * a + b|, so cv2.convertScaleAbs would not clamp at 0: not run."
     before_tool t-contrast
     job "contrast (amount 1.5, 8-bit out)" "$note" \
-        "vips linear --uchar|vips linear in8k.tif v-contrast.tif[compression=none] 1.5 -63.75 --uchar" \
+        "vips linear --uchar|vips linear --uchar -- in8k.tif v-contrast.tif[compression=none] 1.5 -63.75" \
         "tessera|$TESSERA run t-contrast.yaml --quiet" "${before[@]}"
 
     graph t-crop "result: { op: crop, input: photo, rect: [100, 100, 7480, 4120] }"

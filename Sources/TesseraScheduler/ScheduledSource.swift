@@ -363,11 +363,14 @@ struct PackedCell: CachedCell {
     var rowBytes: Int { region.width * format.bytesPerPixel }
     var byteCount: Int { storage.count * MemoryLayout<Float>.size }
 
-    /// Points the cell at `region`, keeping its storage when it is large enough (its bytes are stale).
+    /// Points the cell at `region`, keeping its storage when it is large enough (its bytes are stale;
+    /// its count is the region's, which the cache counts).
     mutating func reshape(to region: Rect) {
         let words = (region.area * format.bytesPerPixel + 3) / 4
-        if storage.count < words {
+        if storage.capacity < words {
             storage = [Float](unsafeUninitializedCapacity: words) { _, initialized in initialized = words }
+        } else {
+            storage.resizeWithinCapacity(to: words)
         }
         self.region = region
     }

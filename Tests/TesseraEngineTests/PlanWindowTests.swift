@@ -39,7 +39,7 @@ import Testing
             tileSize: 256)
         let window = try #require(plan.image("photo")?.window)
         #expect(window.cellWidth == 1000 && window.cellHeight == 256 && window.rows == 3 && window.cells == 3)
-        #expect(window.bytes == 700 * 1000 * 4, "the 700 rows the 3 cells hold, one Float32 channel (gray)")
+        #expect(window.bytes == 700 * 1000, "the 700 rows the 3 cells hold, one byte a pixel (8-bit gray, as stored)")
         // The run fills the whole window (the 700 rows are 3 cells), no more.
         #expect(peakCache(report, "photo") == window.bytes)
         #expect(plan.description.contains("cached in a window of 768 rows: 3 rows of whole-width cells 1000x256"))

@@ -170,19 +170,21 @@ package final class KernelSource: PixelSource {
     }
 
     /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through a table the
-    /// kernel fills by rendering pixel `v` as (v, v, v, v) / 255 (alpha 1 where the input has none),
-    /// encoded as the output asks; false for other formats.
+    /// kernel fills by rendering the value `v` in every band, decoded as rows are (alpha 1 where the
+    /// input has none), encoded as the output asks; false for other formats.
     private func renderLookup(into output: PackedOutput, from samples: [KernelSamples]) throws -> Bool {
         guard samples.count == 1, case .packed(let input) = samples[0], input.format.depth == .uint8,
             output.encoder.packed == input.format
         else { return false }
         let bands = input.format.bands
         let values = Rect(x: 0, y: 0, width: 256, height: 1)
-        let inputChannels = inputs[0].image.channels
-        var levels = PixelBuffer(region: values, channels: inputChannels)
-        for v in 0..<256 {
-            for c in 0..<inputChannels {
-                levels.samples[v * inputChannels + c] = c == 3 && bands == 3 ? 1 : Float(v) / 255
+        // The 256 values in every band, decoded as the input's own rows are.
+        let bytes = (0..<256).flatMap { [UInt8](repeating: UInt8($0), count: bands) }
+        var levels = PixelBuffer(region: values, channels: inputs[0].image.channels)
+        bytes.withUnsafeBytes { row in
+            levels.samples.withUnsafeMutableBufferPointer { target in
+                guard let row = row.baseAddress, let target = target.baseAddress else { return }
+                Samples.decode(row: row, depth: .uint8, fileChannels: bands, count: 256, into: target)
             }
         }
         var mapped = PixelBuffer(region: values, channels: channels)

@@ -51,7 +51,7 @@ extension [Float] {
 
     /// Sets the count to `count`, at most the capacity: shrinking is free, growing zero-fills the new part
     /// (which is why ``SpareSamples/take(_:)`` prefers arrays that need no growing).
-    mutating func resizeWithinCapacity(to count: Int) {
+    package mutating func resizeWithinCapacity(to count: Int) {
         if count < self.count {
             removeLast(self.count - count)
         } else {

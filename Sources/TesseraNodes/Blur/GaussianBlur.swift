@@ -7,7 +7,9 @@ import TesseraCore
 /// three cosines on a 3.5-sigma window stand in for the Gaussian (``CosineGaussian``): its cost per pixel
 /// does not grow with sigma, and it stays within 1.2/255 of SciPy on any image (0.2/255 on
 /// photos). Colors are premultiplied by alpha while blurring, so transparent pixels never darken their
-/// neighbours. Every pixel's value is the same whatever the tiling.
+/// neighbours. Every pixel's value is the same whatever the tiling. An 8-bit gray or RGB image written
+/// as 8 bits is blurred from its bytes into bytes, with taps 3 sigma long below sigma 4.5
+/// (``eightBitTruncate``): within one level of the Float32 result, 0.3/255 from it before rounding.
 ///
 /// - Cost: per sample and axis, 12 sigma + 1 additions and multiplications below sigma 4.5 (the taps),
 ///   then a constant of about 45 (the cosine series; the taps cost that much at sigma 4.5). Each tile
@@ -17,7 +19,12 @@ struct GaussianBlur: Node {
         op: "gaussianBlur",
         summary: "Blurs an image with a Gaussian of standard deviation sigma, as SciPy's gaussian_filter.",
         access: .area,
-        outputs: [.init("output", .image, doc: "The blurred image, with the input's size, layout and depth.")],
+        outputs: [
+            .init(
+                "output", .image,
+                doc: "The blurred image, with the input's size, layout and depth. Written as 8-bit gray or RGB "
+                    + "below sigma 4.5, it is blurred with taps 3 sigma long, not 4: within one level of 4's.")
+        ],
         example: """
             photo: { op: load, path: photo.png }
             soft: { op: gaussianBlur, input: photo, sigma: 8 }
@@ -35,6 +42,13 @@ struct GaussianBlur: Node {
     /// The sigma from which the cosine series is used: where it became faster than the exact taps, on
     /// 8K gray, RGB and RGBA images (one core, 256-pixel tiles).
     static let cosineFromSigma = 4.5
+
+    /// Below ``cosineFromSigma``, rows rounded to 8 bits (an 8-bit gray or RGB image written as such)
+    /// take taps 3 sigma long instead of 4: the Gaussian's tail beyond 3 sigma moves a result by 0.3/255
+    /// at most (two passes over a black-to-white edge), less than the rounding to 8 bits that follows,
+    /// and the blur does a quarter less work. Those files may differ from the Float32 path's by one
+    /// level where a value lay that close to a rounding boundary (``RunOptions/floatTiles``).
+    static let eightBitTruncate = 3.0
 
     @Input(
         doc: "The image to blur; where it has alpha, transparent pixels do not darken their neighbours. Values are "
@@ -79,6 +93,8 @@ struct GaussianBlur: Node {
         let channels: Int
         /// The taps' weights, for ``Method/taps``.
         let weights: [Float]
+        /// The taps for rows rounded to 8 bits (``eightBitTruncate``), for ``Method/taps``.
+        let weights8: [Float]
         /// The cosine series' tables, for ``Method/cosine``.
         let tables: CosineTables?
 
@@ -89,6 +105,7 @@ struct GaussianBlur: Node {
         /// Prepares the weights or tables once; tiles only read them.
         init(sigma: Double, layout: PixelLayout) {
             let taps = GaussianTaps(sigma: sigma)
+            weights8 = GaussianTaps(sigma: sigma, truncate: GaussianBlur.eightBitTruncate).weights
             if taps.radius == 0 {
                 (method, margin, weights, tables) = (.copy, 0, [], nil)
             } else if sigma >= GaussianBlur.cosineFromSigma {
@@ -279,19 +296,25 @@ struct GaussianBlur: Node {
         let direct: PackedOutput?
         let done: (Int) -> Void
 
-        /// The exact taps: vertical then horizontal, each 16 samples at a time.
+        /// The exact taps: vertical then horizontal, each 16 samples at a time. Rows rounded to 8 bits
+        /// (`direct`) take the shorter taps, starting as many rows and columns into the margin as they
+        /// are shorter.
         func taps() {
             let c = kernel.channels
-            let radius = kernel.margin
-            kernel.weights.withUnsafeBufferPointer { weights in
+            let taps = direct == nil ? kernel.weights : kernel.weights8
+            let radius = taps.count - 1
+            let skip = kernel.margin - radius
+            taps.withUnsafeBufferPointer { weights in
                 guard let weights = weights.baseAddress else { return }
                 SeparablePasses.fir(
-                    source: work, step: workStride, rowStride: workStride, dest: middle, destStride: middleStride,
-                    rows: region.height, width: Kernel.roundUp(area.width * c, 16), weights: weights, radius: radius)
+                    source: work + skip &* workStride, step: workStride, rowStride: workStride, dest: middle,
+                    destStride: middleStride, rows: region.height, width: Kernel.roundUp(area.width * c, 16),
+                    weights: weights, radius: radius)
                 for row in 0..<region.height {
                     SeparablePasses.fir(
-                        source: middle + row &* middleStride, step: c, rowStride: c, dest: line, destStride: 0,
-                        rows: 1, width: Kernel.roundUp(region.width * c, 16), weights: weights, radius: radius)
+                        source: middle + row &* middleStride + skip &* c, step: c, rowStride: c, dest: line,
+                        destStride: 0, rows: 1, width: Kernel.roundUp(region.width * c, 16), weights: weights,
+                        radius: radius)
                     writeRow(row, from: line, pixelStep: c)
                 }
             }

@@ -8,8 +8,9 @@ struct GaussianTaps: Sendable {
     /// `weights[k]` is the weight of the pixels at distance `k`, for `k` in `0...radius`.
     let weights: [Float]
 
-    init(sigma: Double) {
-        let radius = Int(4 * sigma + 0.5)
+    /// SciPy's taps, `truncate` sigmas on each side (SciPy's default, 4, unless told).
+    init(sigma: Double, truncate: Double = 4) {
+        let radius = Int(truncate * sigma + 0.5)
         guard radius > 0 else {
             (self.radius, weights) = (0, [1])
             return
