@@ -7,9 +7,9 @@ import TesseraCore
 /// three cosines on a 3.5-sigma window stand in for the Gaussian (``CosineGaussian``): its cost per pixel
 /// does not grow with sigma, and it stays within 1.2/255 of SciPy on any image (0.2/255 on
 /// photos). Colors are premultiplied by alpha while blurring, so transparent pixels never darken their
-/// neighbours. Every pixel's value is the same whatever the tiling. An 8-bit gray or RGB image written
-/// as 8 bits is blurred from its bytes into bytes, with taps 3 sigma long below sigma 4.5
-/// (``eightBitTruncate``): within one level of the Float32 result, 0.3/255 from it before rounding.
+/// neighbours. Every pixel's value is the same whatever the tiling. An 8-bit gray or RGB image takes
+/// taps 3 sigma long below sigma 4.5 (``eightBitTruncate``), within 0.3/255 of 4 sigma's; written as 8
+/// bits, it is blurred from its bytes into bytes.
 ///
 /// - Cost: per sample and axis, 12 sigma + 1 additions and multiplications below sigma 4.5 (the taps),
 ///   then a constant of about 45 (the cosine series; the taps cost that much at sigma 4.5). Each tile
@@ -22,8 +22,8 @@ struct GaussianBlur: Node {
         outputs: [
             .init(
                 "output", .image,
-                doc: "The blurred image, with the input's size, layout and depth. Written as 8-bit gray or RGB "
-                    + "below sigma 4.5, it is blurred with taps 3 sigma long, not 4: within one level of 4's.")
+                doc: "The blurred image, with the input's size, layout and depth. An 8-bit gray or RGB image below "
+                    + "sigma 4.5 is blurred with taps 3 sigma long, not SciPy's 4: within 0.3/255 of 4's.")
         ],
         example: """
             photo: { op: load, path: photo.png }
@@ -43,11 +43,10 @@ struct GaussianBlur: Node {
     /// 8K gray, RGB and RGBA images (one core, 256-pixel tiles).
     static let cosineFromSigma = 4.5
 
-    /// Below ``cosineFromSigma``, rows rounded to 8 bits (an 8-bit gray or RGB image written as such)
-    /// take taps 3 sigma long instead of 4: the Gaussian's tail beyond 3 sigma moves a result by 0.3/255
-    /// at most (two passes over a black-to-white edge), less than the rounding to 8 bits that follows,
-    /// and the blur does a quarter less work. Those files may differ from the Float32 path's by one
-    /// level where a value lay that close to a rounding boundary (``RunOptions/floatTiles``).
+    /// Below ``cosineFromSigma``, an 8-bit gray or RGB image takes taps 3 sigma long instead of 4: the
+    /// Gaussian's tail beyond 3 sigma moves a result by 0.3/255 at most (two passes over a black-to-white
+    /// edge), less than the image's own 8-bit step, and the blur does a quarter less work. Its
+    /// output is within one level of the 4-sigma blur's once rounded to 8 bits (most pixels the same).
     static let eightBitTruncate = 3.0
 
     @Input(
@@ -65,7 +64,7 @@ struct GaussianBlur: Node {
     var edge = Edge.clamp
 
     func run() throws -> NodeOutputs {
-        let kernel = Kernel(sigma: sigma, layout: input.layout)
+        let kernel = Kernel(sigma: sigma, layout: input.layout, depth: input.depth)
         let edgeMode: EdgeMode = edge == .clamp ? .clamp : .transparent
         return NodeOutputs(
             .image(
@@ -93,8 +92,6 @@ struct GaussianBlur: Node {
         let channels: Int
         /// The taps' weights, for ``Method/taps``.
         let weights: [Float]
-        /// The taps for rows rounded to 8 bits (``eightBitTruncate``), for ``Method/taps``.
-        let weights8: [Float]
         /// The cosine series' tables, for ``Method/cosine``.
         let tables: CosineTables?
 
@@ -102,10 +99,12 @@ struct GaussianBlur: Node {
         /// color of an almost transparent pixel is a ratio of two sums at the level of their rounding error.
         static let transparentBelow: Float = 0x1p-17
 
-        /// Prepares the weights or tables once; tiles only read them.
-        init(sigma: Double, layout: PixelLayout) {
-            let taps = GaussianTaps(sigma: sigma)
-            weights8 = GaussianTaps(sigma: sigma, truncate: GaussianBlur.eightBitTruncate).weights
+        /// Prepares the weights or tables once; tiles only read them. `depth` is the image's: an 8-bit
+        /// gray or RGB image takes the shorter taps (``GaussianBlur/eightBitTruncate``); other users of the
+        /// kernel (saliency, unsharpMask, maskedBlur) leave it at Float32 and get SciPy's.
+        init(sigma: Double, layout: PixelLayout, depth: SampleDepth = .float32) {
+            let eightBit = depth == .uint8 && !layout.hasAlpha
+            let taps = GaussianTaps(sigma: sigma, truncate: eightBit ? GaussianBlur.eightBitTruncate : 4)
             if taps.radius == 0 {
                 (method, margin, weights, tables) = (.copy, 0, [], nil)
             } else if sigma >= GaussianBlur.cosineFromSigma {
@@ -296,25 +295,19 @@ struct GaussianBlur: Node {
         let direct: PackedOutput?
         let done: (Int) -> Void
 
-        /// The exact taps: vertical then horizontal, each 16 samples at a time. Rows rounded to 8 bits
-        /// (`direct`) take the shorter taps, starting as many rows and columns into the margin as they
-        /// are shorter.
+        /// The exact taps: vertical then horizontal, each 16 samples at a time.
         func taps() {
             let c = kernel.channels
-            let taps = direct == nil ? kernel.weights : kernel.weights8
-            let radius = taps.count - 1
-            let skip = kernel.margin - radius
-            taps.withUnsafeBufferPointer { weights in
+            let radius = kernel.margin
+            kernel.weights.withUnsafeBufferPointer { weights in
                 guard let weights = weights.baseAddress else { return }
                 SeparablePasses.fir(
-                    source: work + skip &* workStride, step: workStride, rowStride: workStride, dest: middle,
-                    destStride: middleStride, rows: region.height, width: Kernel.roundUp(area.width * c, 16),
-                    weights: weights, radius: radius)
+                    source: work, step: workStride, rowStride: workStride, dest: middle, destStride: middleStride,
+                    rows: region.height, width: Kernel.roundUp(area.width * c, 16), weights: weights, radius: radius)
                 for row in 0..<region.height {
                     SeparablePasses.fir(
-                        source: middle + row &* middleStride + skip &* c, step: c, rowStride: c, dest: line,
-                        destStride: 0, rows: 1, width: Kernel.roundUp(region.width * c, 16), weights: weights,
-                        radius: radius)
+                        source: middle + row &* middleStride, step: c, rowStride: c, dest: line, destStride: 0,
+                        rows: 1, width: Kernel.roundUp(region.width * c, 16), weights: weights, radius: radius)
                     writeRow(row, from: line, pixelStep: c)
                 }
             }
@@ -390,8 +383,21 @@ struct GaussianBlur: Node {
                 let to = (direct.base + row &* direct.rowBytes).assumingMemoryBound(to: UInt8.self)
                 let c = kernel.channels
                 if pixelStep == c {
-                    for i in 0..<(region.width &* c) {
+                    let count = region.width &* c
+                    var i = 0
+                    // 16 at a time, rounded as `quantize` does (NaN and negatives to 0, above 1 to 255).
+                    while i &+ 16 <= count {
+                        let value: SIMD16<Float> = SeparablePasses.load(pixels + i)
+                        let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(
+                            with: 1, where: value .> 1)
+                        let shifted = clamped * 255 + 8_388_608
+                        let bytes = SIMD16<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD16<UInt32>.self))
+                        UnsafeMutableRawPointer(to + i).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                        i &+= 16
+                    }
+                    while i < count {
                         to[i] = UInt8(truncatingIfNeeded: quantize(pixels[i], maxValue: 255))
+                        i &+= 1
                     }
                 } else {
                     for x in 0..<region.width {

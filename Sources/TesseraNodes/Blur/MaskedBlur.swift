@@ -82,7 +82,7 @@ struct MaskedBlur: Node {
 
     func run() throws -> NodeOutputs {
         let kernel = Kernel(
-            levels: Self.levels(radius: radius), layout: input.layout, radius: Float(radius),
+            levels: Self.levels(radius: radius), layout: input.layout, depth: input.depth, radius: Float(radius),
             weights: maskChannel.weights)
         return NodeOutputs(
             .image(
@@ -107,9 +107,10 @@ struct MaskedBlur: Node {
         /// The largest level's margin.
         let margin: Int
 
-        init(levels: [Double], layout: PixelLayout, radius: Float, weights: SIMD4<Float>) {
+        /// The levels are gaussianBlur's for the image's layout and depth, so a mask of 1 is its blur.
+        init(levels: [Double], layout: PixelLayout, depth: SampleDepth, radius: Float, weights: SIMD4<Float>) {
             sigmas = levels.map(Float.init)
-            blurs = levels.map { GaussianBlur.Kernel(sigma: $0, layout: layout) }
+            blurs = levels.map { GaussianBlur.Kernel(sigma: $0, layout: layout, depth: depth) }
             self.radius = radius
             self.weights = weights
             premultiplies = layout.hasAlpha
