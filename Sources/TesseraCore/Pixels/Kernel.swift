@@ -113,7 +113,8 @@ package final class KernelSource: PixelSource {
                     done = true
                 } else if kernel is any ChannelKernel, try renderLookup(into: output, from: samples) {
                     done = true
-                } else if point {
+                } else if point, encoder.packed?.depth != .float32 {
+                    // Strips pay where the output is narrower than Float32; a float file takes the tile.
                     try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
                     done = true
                 }

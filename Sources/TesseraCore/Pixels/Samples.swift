@@ -199,6 +199,24 @@ extension Samples {
         last[2] = UInt8(truncatingIfNeeded: q.z)
     }
 
+    /// Float32 RGBA to Float32 RGB, alpha dropped: each pixel stored as a vector whose fourth lane the
+    /// next pixel overwrites (the last pixel sample by sample).
+    @inlinable
+    package static func encodeRGBFloat(
+        _ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<Float>
+    ) {
+        guard count > 0 else { return }
+        let raw = UnsafeRawPointer(source)
+        let out = UnsafeMutableRawPointer(target)
+        for i in 0..<(count &- 1) {
+            out.storeBytes(
+                of: raw.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self), toByteOffset: 12 &* i,
+                as: SIMD4<Float>.self)
+        }
+        let last = count &- 1
+        for c in 0..<3 { target[3 &* last &+ c] = source[4 &* last &+ c] }
+    }
+
     /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
     /// samples of `depth` a pixel out (8-bit and 16-bit rounded as ``encode(_:channels:count:fileChannels:maxValue:into:)``).
     /// With a `background` (red, green, blue), 4 channels written as 1 or 3 are laid over it by their
@@ -242,6 +260,10 @@ extension Samples {
                 encode(
                     from, channels: channels, count: count, fileChannels: fileChannels, maxValue: 65535,
                     into: to.assumingMemoryBound(to: UInt16.self))
+            }
+        case .float32 where channels == 4 && fileChannels == 3:
+            SampleEncoder(format: format, bytesPerPixel: 12, packed: packed) { from, count, to in
+                encodeRGBFloat(from, count: count, into: to.assumingMemoryBound(to: Float.self))
             }
         case .float32:
             SampleEncoder(format: format, bytesPerPixel: fileChannels * 4, packed: packed) { from, count, to in

@@ -83,14 +83,20 @@ struct BlendWithMask: Node {
                 let b = back.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
                 let m = mask.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
                 let out = (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self)
-                for x in 0..<region.width {
-                    let weight = UInt16(m[x])
-                    for c in 0..<bands {
-                        let i = x &* bands &+ c
-                        // Rounded division by 255 of a product of two 8-bit values (Blinn's form).
-                        let t = UInt16(a[i]) &* weight &+ UInt16(b[i]) &* (255 &- weight) &+ 128
-                        out[i] = UInt8(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8)
+                // Rounded division by 255 of a sum of products of 8-bit values (Blinn's form).
+                @inline(__always) func mix(_ i: Int, _ weight: UInt16) {
+                    let t = UInt16(a[i]) &* weight &+ UInt16(b[i]) &* (255 &- weight) &+ 128
+                    out[i] = UInt8(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8)
+                }
+                if bands == 3 {
+                    for x in 0..<region.width {
+                        let weight = UInt16(m[x])
+                        mix(3 &* x, weight)
+                        mix(3 &* x &+ 1, weight)
+                        mix(3 &* x &+ 2, weight)
                     }
+                } else {
+                    for x in 0..<region.width { mix(x, UInt16(m[x])) }
                 }
             }
             return true
