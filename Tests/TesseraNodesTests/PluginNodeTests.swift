@@ -36,10 +36,12 @@ import TesseraTesting
         let sobel = repository.appendingPathComponent("Plugins/Sobel")
         if let failure = try shell(["make"], in: sobel) { throw BuildFailure(text: "make: " + failure) }
         let vignette = repository.appendingPathComponent("Plugins/Vignette")
+        try startAfreshIfTesseraChanged(vignette)
         if let failure = try shell(["swift", "build", "--build-tests"], in: vignette) {
             throw BuildFailure(text: "swift build --build-tests: " + failure)
         }
         let vision = repository.appendingPathComponent("Plugins/Vision")
+        try startAfreshIfTesseraChanged(vision)
         if let failure = try shell(["make", "--no-print-directory"], in: vision) {
             throw BuildFailure(text: "make -C Plugins/Vision: " + failure)
         }
@@ -50,6 +52,31 @@ import TesseraTesting
             vision.appendingPathComponent("libvision.so").path,
         ])
         return catalog
+    }
+
+    /// A Swift plugin package compiles its own copy of Tessera's modules; SwiftPM's incremental build
+    /// of them after a change to Tessera's sources has made a `.so` that crashed in Swift's runtime
+    /// metadata, or failed to see a new file. Its `.build` is removed when any source of Tessera is
+    /// newer than the last build's stamp, which is set again after it.
+    static func startAfreshIfTesseraChanged(_ package: URL) throws {
+        let files = FileManager.default
+        let build = package.appendingPathComponent(".build")
+        let stamp = build.appendingPathComponent("tessera-sources.stamp")
+        defer {
+            try? files.createDirectory(at: build, withIntermediateDirectories: true)
+            files.createFile(atPath: stamp.path, contents: Data())
+        }
+        guard let stamped = try? files.attributesOfItem(atPath: stamp.path)[.modificationDate] as? Date else { return }
+        let sources = repository.appendingPathComponent("Sources")
+        let changed =
+            files.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])?
+            .contains { item in
+                guard let url = item as? URL,
+                    let date = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+                else { return false }
+                return date > stamped
+            } ?? false
+        if changed { try files.removeItem(at: build) }
     }
 
     struct BuildFailure: Error, CustomStringConvertible { var text: String; var description: String { text } }
