@@ -13,7 +13,8 @@ extension Graph {
     /// configured only at run time (a crop by an analysis' box) has no window in the plan; nor does a
     /// source decoded smaller, whose readers map it at run time.
     static func setWindows(
-        of plan: inout RenderPlan, nodes: [GraphNode], opened: [String: [String: NodeValue]], tileSize: Int
+        of plan: inout RenderPlan, nodes: [GraphNode], opened: [String: [String: NodeValue]], tileSize: Int,
+        floatTiles: Bool = false
     ) {
         var standIns: [String: Image] = [:]
         var reads: [String: [Int]] = [:]
@@ -57,7 +58,10 @@ extension Graph {
         for index in plan.images.indices {
             let image = plan.images[index]
             let name = "\(image.node).\(image.port)"
-            guard let made = standIns[name], image.shrinkOnLoad == nil else { continue }
+            guard let made = standIns[name] else { continue }
+            // The format its pixels move in: the file's samples, or Float32 (nil) where computed.
+            if !floatTiles { plan.images[index].format = made.nativeFormat }
+            guard image.shrinkOnLoad == nil else { continue }
             switch image.decision {
             case .unread, .materialize: continue
             case .stream, .shared: break
@@ -72,7 +76,8 @@ extension Graph {
                 let grown = RenderPlan.Window(
                     readHeight: height, tileSize: tileSize, width: made.width, height: made.height,
                     sequential: made.source.prefersSequentialRows,
-                    bytesPerPixel: made.nativeFormat?.bytesPerPixel ?? made.channels * MemoryLayout<Float>.size,
+                    bytesPerPixel: (floatTiles ? nil : made.nativeFormat)?.bytesPerPixel
+                        ?? made.channels * MemoryLayout<Float>.size,
                     after: window)
                 if let current = window, current.cells >= grown.cells { continue }
                 window = grown

@@ -218,7 +218,8 @@ extension Graph {
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
         var (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
-        Self.setWindows(of: &plan, nodes: nodes, opened: opened, tileSize: options.tileSize)
+        Self.setWindows(
+            of: &plan, nodes: nodes, opened: opened, tileSize: options.tileSize, floatTiles: options.floatTiles)
         return plan
     }
 

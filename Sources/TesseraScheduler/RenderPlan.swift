@@ -122,6 +122,9 @@ package struct RenderPlan: Sendable {
         /// The cells its cache keeps (nil: none, or not known before the run): set by the engine, which
         /// builds the readers' kernels to ask what they read (``Window``).
         package var window: Window? = nil
+        /// The format its pixels move in when not Float32: a decoder's (or a crop of one's) file
+        /// samples (``Image/nativeFormat``); set with ``window``.
+        package var format: SampleFormat? = nil
 
         package static func == (a: ImagePlan, b: ImagePlan) -> Bool {
             a.image == b.image && a.readers == b.readers && a.decision == b.decision
@@ -423,6 +426,9 @@ extension RenderPlan: CustomStringConvertible {
             lines.append("  \(image.image) (\(image.op)\(size)): \(image.decision.summary); \(image.reason)")
             if let shrink = image.shrinkOnLoad {
                 lines.append("      " + shrink.summary(decodedSize: image.decodedSize))
+            }
+            if let format = image.format {
+                lines.append("      moves as \(format), the file's samples")
             }
             if let window = image.window {
                 lines.append("      cached in " + window.summary)

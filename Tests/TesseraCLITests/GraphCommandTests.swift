@@ -177,7 +177,9 @@ import TesseraNodes
             #expect(
                 plan.stdout.contains(
                     "photo (load 512x512): stream; one reader in each pass\n"
-                        + "      cached in a window of 384 rows: 3 rows of whole-width cells 512x128, "),
+                        + "      moves as uint8 x 3, the file's samples\n"
+                        // 384 x 512 pixels of 3 bytes: the cells keep the PNG's 8-bit RGB.
+                        + "      cached in a window of 384 rows: 3 rows of whole-width cells 512x128, 576 KiB at most"),
                 "\(plan.stdout)")
             // dot plans with the default tiles, 256: the photo is 2 tiles tall, and the decoder's window of
             // 2 rows of 256 serves the blur too.

@@ -80,6 +80,7 @@ import Testing
             let outputs = try Self.bothWays(
                 [
                     "c: { op: crop, input: rgb, rect: [3, 5, 80, 50] }",
+                    "kc: { op: toneCurve, input: c, points: [0, 0.1, 0.5, 0.4, 1, 0.9] }",
                     "k: { op: contrast, input: rgb, amount: 1.7, pivot: 0.3 }",
                     "k2: { op: contrast, input: rgba, amount: 0.6 }",
                     "k3: { op: contrast, input: ga, amount: 2 }",
@@ -97,9 +98,9 @@ import Testing
                     "o7: { op: save, input: t, path: t.tif }", "o8: { op: save, input: m, path: m.tif, depth: float }",
                     "o9: { op: save, input: m, path: m8.png }", "o10: { op: save, input: bl, path: bl.tif }",
                     "o11: { op: save, input: bc, path: bc.png }", "o12: { op: save, input: ba, path: ba.png }",
-                    "o13: { op: save, input: deep, path: deep-copy.tif }",
+                    "o13: { op: save, input: deep, path: deep-copy.tif }", "o14: { op: save, input: kc, path: kc.png }",
                 ], in: folder)
-            #expect(outputs.count == 13)
+            #expect(outputs.count == 14)
             for output in outputs {
                 let same = output.native == output.float
                 #expect(same, "\(output.name)")

@@ -61,6 +61,11 @@ package final class KernelSource: PixelSource {
         self.channels = channels
     }
 
+    /// A translation of file samples (a crop of a decoded image) is file samples itself.
+    package var givesFileSamples: Bool {
+        kernel is any TranslationKernel && inputs.count == 1 && inputs[0].image.source.givesFileSamples
+    }
+
     package func render(into output: inout PixelBuffer) throws {
         // The input buffers come from this thread's spares and go back to them: a worker rendering tile
         // after tile allocates nothing per tile.
