@@ -43,25 +43,28 @@ public struct SampleBufferLayout: Sendable, Equatable {
 }
 
 extension Image {
-    /// An image holding a copy of the samples at `base`, laid out as `layout` says; the caller keeps its
-    /// memory. Feed it to a graph's `input` node with ``Graph/run(options:supplying:keeping:)``.
+    /// An image holding a copy of the samples at `base`, laid out as `layout` says, in their own format
+    /// (an 8-bit RGB buffer is kept in 3 bytes a pixel); the caller keeps its memory. Feed it to a
+    /// graph's `input` node with ``Graph/run(options:supplying:keeping:)``.
     public init(copying base: UnsafeRawPointer, _ layout: SampleBufferLayout) throws(ImageError) {
         if let problem = layout.problem { throw ImageError(message: problem) }
         guard Int(bitPattern: base) % (layout.depth.bits / 8) == 0 else {
             throw ImageError(message: "the samples are not aligned to their \(layout.depth.bits / 8)-byte size")
         }
-        let pixelLayout = layout.layout
-        var buffer = PixelBuffer(
-            region: Rect(width: layout.width, height: layout.height), channels: pixelLayout.channels)
-        buffer.samples.withUnsafeMutableBufferPointer { samples in
-            guard let target = samples.baseAddress else { return }
+        // Kept in the buffer's own format (3 bytes a pixel for 8-bit RGB), rows packed: the scheduler
+        // moves and caches them as it does a decoded file's samples.
+        let format = SampleFormat(depth: layout.depth, bands: layout.channels)
+        let rowBytes = layout.width * format.bytesPerPixel
+        let bytes = [UInt8](unsafeUninitializedCapacity: rowBytes * layout.height) { target, count in
             for y in 0..<layout.height {
-                Samples.decode(
-                    row: base + y * layout.rowBytes, depth: layout.depth, fileChannels: layout.channels,
-                    count: layout.width, into: target + y * layout.width * pixelLayout.channels)
+                (target.baseAddress.unsafelyUnwrapped + y * rowBytes).initialize(
+                    from: (base + y * layout.rowBytes).assumingMemoryBound(to: UInt8.self), count: rowBytes)
             }
+            count = rowBytes * layout.height
         }
-        self.init(buffer: buffer, layout: pixelLayout, depth: layout.depth)
+        self.init(
+            width: layout.width, height: layout.height, layout: layout.layout, depth: layout.depth,
+            source: PackedBufferSource(format: format, width: layout.width, bytes: bytes))
     }
 
     /// An image holding a copy of `bytes`, laid out as `layout` says; refused when the buffer is shorter

@@ -134,7 +134,9 @@ import Testing
         let image = try words.withUnsafeBytes { raw in
             try Image(copying: raw, SampleBufferLayout(width: 4, height: 3, channels: 3, depth: .uint16, rowBytes: 28))
         }
+        // Held in the buffer's own format, as a decoded file's samples are: 6 bytes a pixel, not 16.
         #expect(image.layout == .rgb && image.depth == .uint16)
+        #expect(image.nativeFormat == SampleFormat(depth: .uint16, bands: 3))
         let report = try graph.run(supplying: ["photo": .image(image)], keeping: ["part"])
         guard case .image(let part)? = report.outputs["part"] else {
             Issue.record("no kept image")

@@ -152,3 +152,61 @@ extension TranslationKernel {
         output.offsetBy(dx: offset.x, dy: offset.y)
     }
 }
+
+/// Pixels held in memory in their own format, rows packed one after another: an image a program
+/// supplied from its buffer (``Image/init(packed:width:height:layout:depth:)``), kept in 3 bytes a
+/// pixel for 8-bit RGB where Float32 would take 16. Its samples are file samples of its format.
+package final class PackedBufferSource: PixelSource {
+    let format: SampleFormat
+    let width: Int
+    let bytes: [UInt8]
+    var rowBytes: Int { width * format.bytesPerPixel }
+
+    package init(format: SampleFormat, width: Int, bytes: [UInt8]) {
+        self.format = format
+        self.width = width
+        self.bytes = bytes
+    }
+
+    package var givesFileSamples: Bool { true }
+
+    private func withSamples<T>(_ region: Rect, _ body: (PackedSamples) -> T) -> T {
+        bytes.withUnsafeBytes { raw in
+            // The rows of `region`, from its top-left pixel; `raw` is never empty for an image.
+            let base = raw.baseAddress.unsafelyUnwrapped + region.minY * rowBytes + region.minX * format.bytesPerPixel
+            return body(PackedSamples(region: region, format: format, base: base, rowBytes: rowBytes))
+        }
+    }
+
+    package func render(into buffer: inout PixelBuffer) throws {
+        let region = buffer.region
+        let rowLength = buffer.rowLength
+        withSamples(region) { samples in
+            buffer.samples.withUnsafeMutableBufferPointer { target in
+                guard let target = target.baseAddress else { return }
+                for row in 0..<region.height {
+                    samples.decode(
+                        x: region.minX, y: region.minY + row, count: region.width, into: target + row * rowLength)
+                }
+            }
+        }
+    }
+
+    /// Copies the samples when the encoder writes them as held.
+    package func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into target: UnsafeMutableRawPointer,
+        rowBytes targetRowBytes: Int
+    ) throws {
+        guard encoder.packed == format else {
+            try encodeRendering(region, with: encoder, scratch: &scratch, into: target, rowBytes: targetRowBytes)
+            return
+        }
+        withSamples(region) { samples in
+            for row in 0..<region.height {
+                (target + row * targetRowBytes).copyMemory(
+                    from: samples.pointer(x: region.minX, y: region.minY + row),
+                    byteCount: region.width * format.bytesPerPixel)
+            }
+        }
+    }
+}
