@@ -407,8 +407,6 @@ package final class TIFFReader: PixelSource, Sendable {
                                 stride: g.samplesPerPixel, count: cell.width, scale: scale, into: to)
                         }
                         switch g.sample {
-                        case .uint8 where fileChannels == 3 && g.samplesPerPixel == 3:
-                            Samples.decodeRGB8(from.assumingMemoryBound(to: UInt8.self), count: cell.width, into: to)
                         case .uint8: decode(UInt8.self)
                         case .uint16: decode(UInt16.self)
                         case .float32: decode(Float.self)

@@ -96,31 +96,18 @@ final class ImageStore: Sendable {
 
     /// Copies the stored bytes of `region`, whose cells must all be stored, to `bytes`, rows
     /// `rowBytes` apart.
-    func copy(_ region: Rect, into bytes: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int) {
-        let length = region.width * format.bytesPerPixel
-        for row in 0..<region.height {
-            (bytes + row * targetRowBytes).copyMemory(
-                from: memory.base + (region.minY + row) * rowBytes + region.minX * format.bytesPerPixel,
-                byteCount: length)
-        }
+    func copy(_ region: Rect, into bytes: UnsafeMutableRawPointer, rowBytes: Int) {
+        samples.copy(region, into: bytes, rowBytes: rowBytes)
     }
 
     /// Copies `target.region`, whose cells must all be stored, into `target`.
     func read(into target: inout PixelBuffer) {
-        let region = target.region
-        let rowLength = target.rowLength
-        let format = self.format
-        let rowBytes = self.rowBytes
-        let base = memory.base + region.minX * format.bytesPerPixel
-        target.samples.withUnsafeMutableBufferPointer { samples in
-            guard let out = samples.baseAddress else { return }
-            for row in 0..<region.height {
-                let from = base + (region.minY + row) * rowBytes
-                Samples.decode(
-                    row: from, depth: format.depth, fileChannels: format.bands, count: region.width,
-                    into: out + row * rowLength)
-            }
-        }
+        samples.decode(into: &target)
+    }
+
+    /// The whole image's stored samples.
+    private var samples: PackedSamples {
+        PackedSamples(region: extent, format: format, base: memory.base, rowBytes: rowBytes)
     }
 }
 

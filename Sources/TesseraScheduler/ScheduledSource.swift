@@ -384,34 +384,12 @@ struct PackedCell: CachedCell {
 
     /// Decodes the part of the cell inside `target`'s region into it, as Float32.
     func decode(into target: inout PixelBuffer) {
-        let common = region.intersection(target.region)
-        guard !common.isEmpty else { return }
-        let rowLength = target.rowLength
-        let start = target.index(x: common.minX, y: common.minY)
-        withSamples { samples in
-            target.samples.withUnsafeMutableBufferPointer { out in
-                guard let out = out.baseAddress else { return }
-                for row in 0..<common.height {
-                    samples.decode(
-                        x: common.minX, y: common.minY + row, count: common.width, into: out + start + row * rowLength)
-                }
-            }
-        }
+        withSamples { $0.decode(into: &target) }
     }
 
     /// Copies the part of the cell inside `area` to `bytes`, which holds `area`'s pixels in the cell's
     /// format, rows `rowBytes` apart.
-    func copy(_ area: Rect, into bytes: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int) {
-        let common = region.intersection(area)
-        guard !common.isEmpty else { return }
-        let pixelBytes = format.bytesPerPixel
-        withSamples { samples in
-            for row in 0..<common.height {
-                (bytes + (common.minY + row - area.minY) * targetRowBytes + (common.minX - area.minX) * pixelBytes)
-                    .copyMemory(
-                        from: samples.pointer(x: common.minX, y: common.minY + row),
-                        byteCount: common.width * pixelBytes)
-            }
-        }
+    func copy(_ area: Rect, into bytes: UnsafeMutableRawPointer, rowBytes: Int) {
+        withSamples { $0.copy(area, into: bytes, rowBytes: rowBytes) }
     }
 }

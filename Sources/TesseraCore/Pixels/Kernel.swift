@@ -54,6 +54,8 @@ package final class KernelSource: PixelSource {
     package let kernel: any ImageKernel
     package let inputs: [KernelInput]
     package let channels: Int
+    /// A ``ChannelKernel``'s tables, by the 8-bit format they map (made once, by the first tile).
+    private let tables = Locked<[SampleFormat: [UInt8]]>([:])
 
     package init(kernel: any ImageKernel, inputs: [KernelInput], channels: Int) {
         self.kernel = kernel
@@ -175,31 +177,14 @@ package final class KernelSource: PixelSource {
         try body(samples)
     }
 
-    /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through a table the
-    /// kernel fills by rendering the value `v` in every band, decoded as rows are (alpha 1 where the
-    /// input has none), encoded as the output asks; false for other formats.
+    /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through its table
+    /// (``makeTable(_:encoder:)``); false for other formats.
     private func renderLookup(into output: PackedOutput, from samples: [KernelSamples]) throws -> Bool {
         guard samples.count == 1, case .packed(let input) = samples[0], input.format.depth == .uint8,
             output.encoder.packed == input.format
         else { return false }
         let bands = input.format.bands
-        let values = Rect(x: 0, y: 0, width: 256, height: 1)
-        // The 256 values in every band, decoded as the input's own rows are.
-        let bytes = (0..<256).flatMap { [UInt8](repeating: UInt8($0), count: bands) }
-        var levels = PixelBuffer(region: values, channels: inputs[0].image.channels)
-        bytes.withUnsafeBytes { row in
-            levels.samples.withUnsafeMutableBufferPointer { target in
-                guard let row = row.baseAddress, let target = target.baseAddress else { return }
-                Samples.decode(row: row, depth: .uint8, fileChannels: bands, count: 256, into: target)
-            }
-        }
-        var mapped = PixelBuffer(region: values, channels: channels)
-        try kernel.render(into: &mapped, from: [levels])
-        var table = [UInt8](repeating: 0, count: 256 * bands)
-        table.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            mapped.encodeRows(with: output.encoder, into: base, rowBytes: 256 * bands)
-        }
+        let table = try tables.withLock({ $0[input.format] }) ?? makeTable(input.format, encoder: output.encoder)
         let region = output.region
         table.withUnsafeBufferPointer { table in
             guard let table = table.baseAddress else { return }
@@ -214,6 +199,30 @@ package final class KernelSource: PixelSource {
             }
         }
         return true
+    }
+
+    /// The table of a ``ChannelKernel`` for 8-bit `format`: the kernel renders the value `v` in every
+    /// band, decoded as rows are (alpha 1 where the format has none), and `encoder` writes the result.
+    private func makeTable(_ format: SampleFormat, encoder: SampleEncoder) throws -> [UInt8] {
+        let bands = format.bands
+        let values = Rect(x: 0, y: 0, width: 256, height: 1)
+        let bytes = (0..<256).flatMap { [UInt8](repeating: UInt8($0), count: bands) }
+        var levels = PixelBuffer(region: values, channels: inputs[0].image.channels)
+        bytes.withUnsafeBytes { row in
+            levels.samples.withUnsafeMutableBufferPointer { target in
+                guard let row = row.baseAddress, let target = target.baseAddress else { return }
+                Samples.decode(row: row, depth: .uint8, fileChannels: bands, count: 256, into: target)
+            }
+        }
+        var mapped = PixelBuffer(region: values, channels: channels)
+        try kernel.render(into: &mapped, from: [levels])
+        var table = [UInt8](repeating: 0, count: 256 * bands)
+        table.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            mapped.encodeRows(with: encoder, into: base, rowBytes: 256 * bands)
+        }
+        tables.withLock { $0[format] = table }
+        return table
     }
 
     /// A point kernel over `region` in strips of rows: each strip's packed inputs decoded into small

@@ -66,6 +66,32 @@ public struct PackedSamples {
         Samples.decode(
             row: pointer(x: x, y: y), depth: format.depth, fileChannels: format.bands, count: count, into: target)
     }
+
+    /// Decodes the pixels of `target`'s region that these samples hold into it, as Float32.
+    package func decode(into target: inout PixelBuffer) {
+        let common = region.intersection(target.region)
+        guard !common.isEmpty else { return }
+        let rowLength = target.rowLength
+        let start = target.index(x: common.minX, y: common.minY)
+        target.samples.withUnsafeMutableBufferPointer { out in
+            guard let out = out.baseAddress else { return }
+            for row in 0..<common.height {
+                decode(x: common.minX, y: common.minY + row, count: common.width, into: out + start + row * rowLength)
+            }
+        }
+    }
+
+    /// Copies the pixels of `area` that these samples hold to `bytes`, which holds `area`'s pixels in
+    /// this format, rows `rowBytes` apart.
+    package func copy(_ area: Rect, into bytes: UnsafeMutableRawPointer, rowBytes targetRowBytes: Int) {
+        let common = region.intersection(area)
+        guard !common.isEmpty else { return }
+        let pixelBytes = format.bytesPerPixel
+        for row in 0..<common.height {
+            (bytes + (common.minY + row - area.minY) * targetRowBytes + (common.minX - area.minX) * pixelBytes)
+                .copyMemory(from: pointer(x: common.minX, y: common.minY + row), byteCount: common.width * pixelBytes)
+        }
+    }
 }
 
 /// Where a kernel that writes its output's format itself puts it: `region.height` rows of
@@ -170,26 +196,19 @@ package final class PackedBufferSource: PixelSource {
 
     package var givesFileSamples: Bool { true }
 
-    private func withSamples<T>(_ region: Rect, _ body: (PackedSamples) -> T) -> T {
+    /// The samples of the whole image.
+    private func withSamples(_ body: (PackedSamples) -> Void) {
         bytes.withUnsafeBytes { raw in
-            // The rows of `region`, from its top-left pixel; `raw` is never empty for an image.
-            let base = raw.baseAddress.unsafelyUnwrapped + region.minY * rowBytes + region.minX * format.bytesPerPixel
-            return body(PackedSamples(region: region, format: format, base: base, rowBytes: rowBytes))
+            guard let base = raw.baseAddress else { return }
+            body(
+                PackedSamples(
+                    region: Rect(width: width, height: bytes.count / rowBytes), format: format, base: base,
+                    rowBytes: rowBytes))
         }
     }
 
     package func render(into buffer: inout PixelBuffer) throws {
-        let region = buffer.region
-        let rowLength = buffer.rowLength
-        withSamples(region) { samples in
-            buffer.samples.withUnsafeMutableBufferPointer { target in
-                guard let target = target.baseAddress else { return }
-                for row in 0..<region.height {
-                    samples.decode(
-                        x: region.minX, y: region.minY + row, count: region.width, into: target + row * rowLength)
-                }
-            }
-        }
+        withSamples { $0.decode(into: &buffer) }
     }
 
     /// Copies the samples when the encoder writes them as held.
@@ -201,12 +220,6 @@ package final class PackedBufferSource: PixelSource {
             try encodeRendering(region, with: encoder, scratch: &scratch, into: target, rowBytes: targetRowBytes)
             return
         }
-        withSamples(region) { samples in
-            for row in 0..<region.height {
-                (target + row * targetRowBytes).copyMemory(
-                    from: samples.pointer(x: region.minX, y: region.minY + row),
-                    byteCount: region.width * format.bytesPerPixel)
-            }
-        }
+        withSamples { $0.copy(region, into: target, rowBytes: targetRowBytes) }
     }
 }

@@ -70,6 +70,11 @@ package enum Samples {
                 d[3] = s[1].floatValue * scale
             }
         case 3:
+            if T.self == UInt8.self, stride == 3, scale == 1 / 255 {
+                // 8-bit RGB, every reader's commonest rows: a pixel a vector (resolved when specialized).
+                return decodeRGB8(
+                    UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self), count: count, into: target)
+            }
             for i in 0..<count {
                 let s = source + stride &* i
                 let d = target + 4 &* i
@@ -105,6 +110,9 @@ package enum Samples {
     ) {
         switch (channels, fileChannels) {
         case (1, 1), (4, 4):
+            if T.self == UInt8.self, maxValue == 255 {
+                return encode8(source, count: channels &* count, into: UnsafeMutableRawPointer(target))
+            }
             for i in 0..<(channels &* count) { target[i] = T.encode(source[i], maxValue: maxValue) }
         case (1, _):
             // Gray into a wider file: replicate the gray, opaque alpha where the file has alpha.
@@ -141,8 +149,6 @@ extension Samples {
         into target: UnsafeMutablePointer<Float>
     ) {
         switch depth {
-        case .uint8 where fileChannels == 3:
-            decodeRGB8(row.assumingMemoryBound(to: UInt8.self), count: count, into: target)
         case .uint8:
             decode(
                 row.assumingMemoryBound(to: UInt8.self), fileChannels: fileChannels, stride: fileChannels,
@@ -197,6 +203,26 @@ extension Samples {
         last[0] = UInt8(truncatingIfNeeded: q.x)
         last[1] = UInt8(truncatingIfNeeded: q.y)
         last[2] = UInt8(truncatingIfNeeded: q.z)
+    }
+
+    /// `count` Float32 samples rounded to 8-bit as ``quantize(_:maxValue:)`` does, 16 at a time (NaN and
+    /// negatives to 0, above 1 to 255).
+    @inlinable
+    package static func encode8(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutableRawPointer) {
+        var i = 0
+        while i &+ 16 <= count {
+            let value = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<Float>.self)
+            let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(with: 1, where: value .> 1)
+            let shifted = clamped * 255 + 8_388_608
+            let bytes = SIMD16<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD16<UInt32>.self))
+            (target + i).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+            i &+= 16
+        }
+        let out = target.assumingMemoryBound(to: UInt8.self)
+        while i < count {
+            out[i] = UInt8(truncatingIfNeeded: quantize(source[i], maxValue: 255))
+            i &+= 1
+        }
     }
 
     /// Float32 RGBA to Float32 RGB, alpha dropped: each pixel stored as a vector whose fourth lane the

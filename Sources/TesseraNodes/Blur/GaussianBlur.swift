@@ -383,22 +383,7 @@ struct GaussianBlur: Node {
                 let to = (direct.base + row &* direct.rowBytes).assumingMemoryBound(to: UInt8.self)
                 let c = kernel.channels
                 if pixelStep == c {
-                    let count = region.width &* c
-                    var i = 0
-                    // 16 at a time, rounded as `quantize` does (NaN and negatives to 0, above 1 to 255).
-                    while i &+ 16 <= count {
-                        let value: SIMD16<Float> = SeparablePasses.load(pixels + i)
-                        let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(
-                            with: 1, where: value .> 1)
-                        let shifted = clamped * 255 + 8_388_608
-                        let bytes = SIMD16<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD16<UInt32>.self))
-                        UnsafeMutableRawPointer(to + i).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
-                        i &+= 16
-                    }
-                    while i < count {
-                        to[i] = UInt8(truncatingIfNeeded: quantize(pixels[i], maxValue: 255))
-                        i &+= 1
-                    }
+                    Samples.encode8(pixels, count: region.width &* c, into: to)
                 } else {
                     for x in 0..<region.width {
                         for k in 0..<c {
