@@ -56,14 +56,18 @@ let package = Package(
         // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
         .target(name: "CTesseraPlugin"),
 
+        // Inner loops built for AVX2 and AVX-512 beside the SSE2 baseline, chosen at run time (the Swift
+        // targets are built for the baseline): the same bits whichever runs.
+        .target(name: "CTesseraSIMD"),
+
         // MARK: Core: regions, pixel buffers, images, values, the Node protocol and its declarations
-        .target(name: "TesseraCore"),
+        .target(name: "TesseraCore", dependencies: ["CTesseraSIMD"]),
 
         // MARK: Codecs
         .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF", "CLCMS2"]),
 
         // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
-        .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO"]),
+        .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO", "CTesseraSIMD"]),
         // The render plan and the scheduler: pixels, tiles, workers; nothing of graph files or plugins.
         .target(name: "TesseraScheduler", dependencies: ["TesseraCore"]),
         .target(name: "TesseraEngine", dependencies: ["TesseraCore", "TesseraScheduler", "CTesseraPlugin", "Yams"]),
@@ -97,7 +101,7 @@ let package = Package(
         .executableTarget(name: "EmbeddingExample", dependencies: ["Tessera"], path: "Examples/Embedding"),
 
         // MARK: Tests
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraSIMD"]),
         .testTarget(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),

@@ -1,3 +1,5 @@
+import CTesseraSIMD
+
 /// A sample type as stored in files: 8- or 16-bit unsigned integers, 32- or 64-bit floats.
 package protocol FileSample {
     /// The value as a float, before scaling.
@@ -205,24 +207,20 @@ extension Samples {
         last[2] = UInt8(truncatingIfNeeded: q.z)
     }
 
-    /// `count` Float32 samples rounded to 8-bit as ``quantize(_:maxValue:)`` does, 16 at a time (NaN and
-    /// negatives to 0, above 1 to 255).
-    @inlinable
+    /// The vector width of the C loops (`CTesseraSIMD`): the widest this processor has. Every width gives
+    /// the same bits.
+    package static let vectorLevel = tsr_simd_best()
+
+    /// `count` Float32 samples rounded to 8-bit as ``quantize(_:maxValue:)`` does (NaN and negatives to 0,
+    /// above 1 to 255), in C at the processor's vector width.
     package static func encode8(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutableRawPointer) {
-        var i = 0
-        while i &+ 16 <= count {
-            let value = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<Float>.self)
-            let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(with: 1, where: value .> 1)
-            let shifted = clamped * 255 + 8_388_608
-            let bytes = SIMD16<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD16<UInt32>.self))
-            (target + i).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
-            i &+= 16
-        }
-        let out = target.assumingMemoryBound(to: UInt8.self)
-        while i < count {
-            out[i] = UInt8(truncatingIfNeeded: quantize(source[i], maxValue: 255))
-            i &+= 1
-        }
+        tsr_encode8(vectorLevel, source, count, target.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// `count` 8-bit samples scaled to 0...1 as the decoders do (times `1 / 255`), in C at the processor's
+    /// vector width.
+    package static func decode8(_ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>) {
+        tsr_decode8(vectorLevel, source, count, target)
     }
 
     /// Float32 RGBA to Float32 RGB, alpha dropped: each pixel stored as a vector whose fourth lane the

@@ -238,7 +238,7 @@ struct GaussianBlur: Node {
                             // (RGBA is premultiplied below).
                             let bytes = packed.pointer(x: area.minX, y: area.minY + row).assumingMemoryBound(
                                 to: UInt8.self)
-                            for i in 0..<used { to[i] = Float(bytes[i]) * (1 / 255) }
+                            Samples.decode8(bytes, count: used, into: to)
                             continue
                         }
                         input.row(x: area.minX, y: area.minY + row, count: area.width, scratch: decoded) { from in

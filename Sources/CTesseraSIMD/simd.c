@@ -1,0 +1,135 @@
+// The loops of TesseraSIMD.h. Each is written once, as an always-inline body taking how many 16-lane
+// vectors to keep in flight, and built three times from it: for the baseline, AVX2 and AVX-512.
+#include "TesseraSIMD.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+// A product is rounded before it is added, as in the Swift loops these replace: the compiler must not
+// fuse them (AVX-512 has fused multiply-add, and would give other bits on other processors).
+#pragma STDC FP_CONTRACT OFF
+
+// 16 lanes at any alignment their scalars allow; the compiler splits them into the target's registers.
+typedef float float16 __attribute__((vector_size(64), aligned(4)));
+typedef uint32_t uint32x16 __attribute__((vector_size(64), aligned(4)));
+typedef uint8_t uint8x16 __attribute__((vector_size(16), aligned(1)));
+
+#define LOAD(p) (*(const float16 *)(p))
+
+// One column of `blocks` 16-sample blocks down all rows: the rows a sum reads stay in the L1 cache from
+// one output row to the next (a whole tile's rows would not). Each sum is a chain of dependent
+// additions; `blocks` independent chains (as many as the target's registers hold) keep the adders busy.
+static inline __attribute__((always_inline)) void fir_column(
+    const float *source, ptrdiff_t step, ptrdiff_t row_stride, float *dest, ptrdiff_t dest_stride, ptrdiff_t rows,
+    const float *weights, ptrdiff_t radius, int blocks) {
+    const float center = weights[0];
+    for (ptrdiff_t row = 0; row < rows; row++) {
+        const float *c = source + (row + radius) * row_stride;
+        float16 sum[4];
+        for (int b = 0; b < blocks; b++) sum[b] = LOAD(c + 16 * b) * center;
+        ptrdiff_t offset = step;
+        for (ptrdiff_t k = 1; k <= radius; k++) {
+            const float w = weights[k];
+            for (int b = 0; b < blocks; b++) {
+                float16 product = (LOAD(c - offset + 16 * b) + LOAD(c + offset + 16 * b)) * w;
+                sum[b] = sum[b] + product;
+            }
+            offset += step;
+        }
+        float *out = dest + row * dest_stride;
+        for (int b = 0; b < blocks; b++) *(float16 *)(out + 16 * b) = sum[b];
+    }
+}
+
+static inline __attribute__((always_inline)) void fir_body(
+    int blocks, const float *source, ptrdiff_t step, ptrdiff_t row_stride, float *dest, ptrdiff_t dest_stride,
+    ptrdiff_t rows, ptrdiff_t width, const float *weights, ptrdiff_t radius) {
+    ptrdiff_t i = 0;
+    for (; i + 16 * blocks <= width; i += 16 * blocks)
+        fir_column(source + i, step, row_stride, dest + i, dest_stride, rows, weights, radius, blocks);
+    for (; i < width; i += 16)
+        fir_column(source + i, step, row_stride, dest + i, dest_stride, rows, weights, radius, 1);
+}
+
+// Float32 to 8 bits as Samples.quantize rounds: clamped to 0...1 (NaN to 0), times 255, to the nearest
+// integer, ties to even (adding 2^23 leaves the integer in the float's low mantissa bits).
+static inline __attribute__((always_inline)) void encode8_body(
+    int blocks, const float *source, ptrdiff_t count, uint8_t *target) {
+    (void)blocks;
+    const float16 zero = {0}, one = zero + 1.0f;
+    ptrdiff_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        float16 value = LOAD(source + i);
+        // maxNum and minNum: a NaN gives the other operand.
+        float16 clamped = __builtin_elementwise_min(__builtin_elementwise_max(value, zero), one);
+        float16 shifted = clamped * 255.0f + 8388608.0f;
+        *(uint8x16 *)(target + i) = __builtin_convertvector((uint32x16)shifted, uint8x16);
+    }
+    for (; i < count; i++) {
+        float value = source[i] > 0 ? source[i] : 0;
+        value = value > 1 ? 1 : value;
+        union { float f; uint32_t u; } shifted = {.f = value * 255.0f + 8388608.0f};
+        target[i] = (uint8_t)shifted.u;
+    }
+}
+
+// 8 bits to Float32 as decoders scale them: the byte times 1/255 (rounded to Float32 once).
+static inline __attribute__((always_inline)) void decode8_body(
+    int blocks, const uint8_t *source, ptrdiff_t count, float *target) {
+    (void)blocks;
+    const float scale = 1.0f / 255.0f;
+    ptrdiff_t i = 0;
+    for (; i + 16 <= count; i += 16)
+        *(float16 *)(target + i) = __builtin_convertvector(*(const uint8x16 *)(source + i), float16) * scale;
+    for (; i < count; i++) target[i] = (float)source[i] * scale;
+}
+
+tsr_simd_level tsr_simd_best(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return tsr_simd_avx512;
+    if (__builtin_cpu_supports("avx2")) return tsr_simd_avx2;
+#endif
+    return tsr_simd_baseline;
+}
+
+// `level`, or the best this processor has if that is lower (found once; racing first calls agree).
+static tsr_simd_level runnable(tsr_simd_level level) {
+    static _Atomic int best = -1;
+    int known = atomic_load_explicit(&best, memory_order_relaxed);
+    if (known < 0) {
+        known = (int)tsr_simd_best();
+        atomic_store_explicit(&best, known, memory_order_relaxed);
+    }
+    return (int)level > known ? (tsr_simd_level)known : level;
+}
+
+#define EXPAND(...) __VA_ARGS__
+
+#if defined(__x86_64__)
+// name_baseline, name_avx2 and name_avx512 from name_body, and tsr_name choosing among them.
+#define VARIANTS(name, params, args)                                                                             \
+    static void name##_baseline params { name##_body(1, EXPAND args); }                                          \
+    __attribute__((target("avx2"))) static void name##_avx2 params { name##_body(2, EXPAND args); }              \
+    __attribute__((target("avx512f"))) static void name##_avx512 params { name##_body(4, EXPAND args); }         \
+    void tsr_##name(tsr_simd_level level, EXPAND params) {                                                       \
+        switch (runnable(level)) {                                                                               \
+        case tsr_simd_avx512: name##_avx512 args; return;                                                        \
+        case tsr_simd_avx2: name##_avx2 args; return;                                                            \
+        default: name##_baseline args; return;                                                                  \
+        }                                                                                                        \
+    }
+#else
+#define VARIANTS(name, params, args)                                                                             \
+    void tsr_##name(tsr_simd_level level, EXPAND params) {                                                       \
+        (void)runnable(level);                                                                                   \
+        name##_body(1, EXPAND args);                                                                             \
+    }
+#endif
+
+VARIANTS(fir,
+         (const float *source, ptrdiff_t step, ptrdiff_t row_stride, float *dest, ptrdiff_t dest_stride,
+          ptrdiff_t rows, ptrdiff_t width, const float *weights, ptrdiff_t radius),
+         (source, step, row_stride, dest, dest_stride, rows, width, weights, radius))
+VARIANTS(encode8, (const float *source, ptrdiff_t count, uint8_t *target), (source, count, target))
+VARIANTS(decode8, (const uint8_t *source, ptrdiff_t count, float *target), (source, count, target))
