@@ -22,7 +22,8 @@ extension Graph {
         func standIn(_ name: String, like image: Image) -> Image {
             let source = StandIn(
                 name: name, sequential: image.source.prefersSequentialRows,
-                givesFileSamples: image.source.givesFileSamples)
+                givesFileSamples: image.source.givesFileSamples,
+                keptRows: (image.source as? any KeepsDecodedRows)?.keptRows ?? 0)
             let made = image.withSource(source)
             standIns[name] = made
             return made
@@ -70,7 +71,13 @@ extension Graph {
             // readers as they are configured.
             var heights = made.source.prefersSequentialRows ? [tileSize] : []
             if image.decision == .shared { heights.append(tileSize) }
-            heights += reads[name] ?? []
+            // Margins within the rows the source keeps decoded are read again from it (as the run does).
+            let keptRows = (made.source as? any KeepsDecodedRows)?.keptRows ?? 0
+            let margins = reads[name] ?? []
+            heights += margins.filter {
+                !RenderPlan.Window.sourceKeeps(readHeight: $0, tileSize: tileSize, keptRows: keptRows)
+            }
+            if heights.isEmpty, !margins.isEmpty { plan.images[index].keptRows = keptRows }
             var window: RenderPlan.Window?
             for height in heights {
                 let grown = RenderPlan.Window(
@@ -88,15 +95,17 @@ extension Graph {
 }
 
 /// An image in the plan's build of the kernels: its name, its size, no pixels.
-private final class StandIn: PixelSource {
+private final class StandIn: PixelSource, KeepsDecodedRows {
     let name: String
     let sequential: Bool
     let givesFileSamples: Bool
+    let keptRows: Int
 
-    init(name: String, sequential: Bool, givesFileSamples: Bool) {
+    init(name: String, sequential: Bool, givesFileSamples: Bool, keptRows: Int) {
         self.name = name
         self.sequential = sequential
         self.givesFileSamples = givesFileSamples
+        self.keptRows = keptRows
     }
 
     var prefersSequentialRows: Bool { sequential }

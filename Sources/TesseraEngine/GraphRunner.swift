@@ -299,11 +299,16 @@ extension Graph {
     }
 
     /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
-    /// neighbouring tiles share the rows they both read instead of rendering them twice.
+    /// neighbouring tiles share the rows they both read instead of rendering them twice; not for a
+    /// source that keeps those rows decoded itself (a TIFF reader's strips), where a cache would be one
+    /// more copy of them.
     static func enableCaches(for image: Image, tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
         for (index, readHeight) in cachedReads(of: kernelSource, extent: image.extent, tileSize: tileSize) {
-            (kernelSource.inputs[index].image.source as? ScheduledSource)?.enableCache(readHeight: readHeight)
+            guard let source = kernelSource.inputs[index].image.source as? ScheduledSource,
+                !RenderPlan.Window.sourceKeeps(readHeight: readHeight, tileSize: tileSize, keptRows: source.keptRows)
+            else { continue }
+            source.enableCache(readHeight: readHeight)
         }
     }
 

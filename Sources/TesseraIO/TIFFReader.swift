@@ -12,7 +12,7 @@ import TesseraCore
 ///
 /// Reads may come from several threads; libtiff handles are not thread-safe, so the handle is used by
 /// one reader at a time.
-package final class TIFFReader: PixelSource, Sendable {
+package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     package let path: String
     package let info: ImageInfo
 
@@ -84,20 +84,38 @@ package final class TIFFReader: PixelSource, Sendable {
         init(tiff: UnsafeMutablePointer<tsr_tiff>) { self.tiff = tiff }
     }
 
-    /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles. Where
-    /// tiles are read again (margins), the scheduler caches converted cells, so more would mostly
-    /// duplicate its cache.
-    static let recentChunkBytes = 16 << 20
+    /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles.
+    package static let recentChunkBytes = 16 << 20
 
-    /// The bytes of decoded chunks kept: ``recentChunkBytes``, or, for a tiled file, one row of tiles
-    /// and one more if that is larger. The scheduler's cells under a blur's margins are a quarter of a
-    /// tile tall, so a row of tiles is read by four rows of cells, one across the whole width after
-    /// another: a 20000-pixel-wide file keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
+    /// Strips kept cover any window of this many rows where that takes at most ``stripWindowBytes``: the
+    /// rows two bands of 256-pixel tiles read with their margins (the workers run a band ahead), which
+    /// the scheduler then reads again from here instead of caching a copy (``keptRows``). An 8K-wide
+    /// RGB file keeps 9 strips of 128 rows, 27 MB.
+    static let stripWindowRows = 1024
+    static let stripWindowBytes = 32 << 20
+
+    /// The bytes of decoded chunks kept: ``recentChunkBytes``, or more for strips under
+    /// ``stripWindowRows``, or, for a tiled file, one row of tiles and one more if that is larger.
+    /// The scheduler's cells under a blur's margins are a quarter of a tile tall, so a row of tiles is
+    /// read by four rows of cells, one across the whole width after another: a 20000-pixel-wide file
+    /// keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
     private static func keptBytes(_ g: Geometry, chunkBytes: Int) -> Int {
-        guard g.isTiled else { return recentChunkBytes }
+        guard g.isTiled else {
+            let window = saturatingProduct((stripWindowRows + g.chunkHeight - 1) / g.chunkHeight + 1, chunkBytes)
+            return Swift.max(recentChunkBytes, window <= stripWindowBytes ? window : 0)
+        }
         return Swift.max(
             recentChunkBytes, saturatingProduct((g.width + g.chunkWidth - 1) / g.chunkWidth + 1, chunkBytes))
     }
+
+    /// How many chunks are kept decoded: ``keptBytes(_:chunkBytes:)`` of them, at least four, at most all.
+    private static func keptChunks(_ g: Geometry, chunkBytes: Int, count: Int) -> Int {
+        Swift.max(1, Swift.min(count, 4), Swift.min(count, keptBytes(g, chunkBytes: chunkBytes) / chunkBytes))
+    }
+
+    /// Rows of any window this tall are all among the chunks kept (``KeepsDecodedRows``): as many
+    /// rows of chunks as are kept whole, less one for a window that starts inside a chunk.
+    package let keptRows: Int
 
     private let geometry: Geometry
     private let handle: Locked<Handle?>
@@ -128,6 +146,7 @@ package final class TIFFReader: PixelSource, Sendable {
         }
         self.path = path
         self.handle = Locked(Handle(tiff: tiff))
+        keptRows = Self.keptRows(tiff, geometry: geometry)
         if geometry.viaRGBA {
             // Captures the handle mutex weakly through a box so the source does not keep the reader alive.
             let box = WeakReader()
@@ -246,8 +265,7 @@ package final class TIFFReader: PixelSource, Sendable {
                 throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
             }
             try checkCompressionRatio(tiff, geometry: g, chunkBytes: chunkBytes, count: count, path: path)
-            let kept = Swift.max(
-                1, Swift.min(count, 4), Swift.min(count, keptBytes(g, chunkBytes: chunkBytes) / chunkBytes))
+            let kept = keptChunks(g, chunkBytes: chunkBytes, count: count)
             bytes = saturatingProduct(chunkBytes, kept)
             let chunk =
                 g.isTiled
@@ -256,6 +274,17 @@ package final class TIFFReader: PixelSource, Sendable {
             what = kept > 1 ? "keeping \(kept) \(chunk) decoded" : "decoding one \(chunk)"
         }
         try options.checkMemory(bytes, format: "TIFF", what: what, path: path)
+    }
+
+    private static func keptRows(_ tiff: UnsafeMutablePointer<tsr_tiff>, geometry g: Geometry) -> Int {
+        guard !g.viaRGBA else { return 0 }
+        let tif = tiff.pointee.tif
+        let chunkBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
+        let count = Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif))
+        let kept = keptChunks(g, chunkBytes: chunkBytes, count: count)
+        if kept >= count { return g.height }
+        let chunkRows = kept / (g.isTiled ? (g.width + g.chunkWidth - 1) / g.chunkWidth : 1)
+        return chunkRows > 1 ? (chunkRows - 1) * g.chunkHeight + 1 : 0
     }
 
     private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo)

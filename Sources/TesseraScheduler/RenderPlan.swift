@@ -80,6 +80,13 @@ package struct RenderPlan: Sendable {
                 Swift.min(rows * cellHeight, height), cells / rows * cellWidth, bytesPerPixel)
         }
 
+        /// Whether a source that keeps `keptRows` rows decoded (``KeepsDecodedRows``) serves readers whose
+        /// tiles each ask for up to `readHeight` rows without a cache: when those rows and a band more
+        /// (the workers on the next band, which the cache's window allows one row of cells for) fit.
+        package static func sourceKeeps(readHeight: Int, tileSize: Int, keptRows: Int) -> Bool {
+            keptRows >= readHeight + tileSize
+        }
+
         /// "a window of 96 rows: 6 rows of 30 cells 256x16, 5.9 MB at most".
         package var summary: String {
             let across = cells / Swift.max(rows, 1)
@@ -122,6 +129,9 @@ package struct RenderPlan: Sendable {
         /// The cells its cache keeps (nil: none, or not known before the run): set by the engine, which
         /// builds the readers' kernels to ask what they read (``Window``).
         package var window: Window? = nil
+        /// Set instead of ``window`` where readers read margins again from the rows the source keeps
+        /// decoded (``KeepsDecodedRows``): how many.
+        package var keptRows: Int? = nil
         /// The format its pixels move in when not Float32: a decoder's (or a crop of one's) file
         /// samples (``Image/nativeFormat``); set with ``window``.
         package var format: SampleFormat? = nil
@@ -432,6 +442,8 @@ extension RenderPlan: CustomStringConvertible {
             }
             if let window = image.window {
                 lines.append("      cached in " + window.summary)
+            } else if let rows = image.keptRows {
+                lines.append("      margins read again from the \(rows) rows its decoder keeps, no cache")
             }
             if !image.readers.isEmpty {
                 let readers = image.readers.map { "\($0.node) (pass \($0.pass + 1))" }

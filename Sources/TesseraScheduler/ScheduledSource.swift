@@ -4,7 +4,7 @@ import TesseraCore
 /// A node's output as the scheduler serves it: every region rendered is timed and traced, cancellation
 /// is checked first, and, when readers would otherwise render the same pixels twice (overlapping
 /// margins, several readers, a front-to-back decoder), regions come from a cache of grid cells.
-package final class ScheduledSource: PixelSource {
+package final class ScheduledSource: PixelSource, KeepsDecodedRows {
     let node: String
     let op: String
     let inner: any PixelSource
@@ -37,6 +37,7 @@ package final class ScheduledSource: PixelSource {
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
     /// The cache and the store give back the samples rendered, so these are file samples if those are.
     package var givesFileSamples: Bool { inner.givesFileSamples }
+    package var keptRows: Int { (inner as? any KeepsDecodedRows)?.keptRows ?? 0 }
 
     /// Caches cells for readers whose tiles each ask for up to `readHeight` rows (``RenderPlan/Window``,
     /// which `tessera run --plan` prints).

@@ -6,10 +6,13 @@ import Testing
 /// The cache windows `tessera run --plan` prints: the cells the run will keep of an image, known before
 /// any pixel. Each is checked against the run itself: the cache memory the run's report measures.
 @Suite struct PlanWindowTests {
-    /// Plans and runs `nodes` (a 1000x700 PNG as `photo`), tiles `tileSize` square, on two threads.
-    func planAndRun(_ nodes: [String], tileSize: Int) throws -> (RenderPlan, RunReport) {
+    /// Plans and runs `nodes` (a 1000x700 PNG as `photo`, or a TIFF of the same pixels), tiles
+    /// `tileSize` square, on two threads; `written` reads the files the run wrote before they go.
+    func planAndRun(
+        _ nodes: [String], tileSize: Int, format: String = "png", written: (URL) throws -> Void = { _ in }
+    ) throws -> (RenderPlan, RunReport) {
         try withTemporaryFolder { folder in
-            let png = folder.appendingPathComponent("photo.png").path
+            let png = folder.appendingPathComponent("photo.\(format)").path
             let make = """
                 version: 1
                 nodes:
@@ -22,7 +25,9 @@ import Testing
                 .joined(separator: "\n")
             let graph = try Graph.parse(text, file: "g.yaml", baseFolder: folder.path, catalog: testCatalog)
             let options = RunOptions(threads: 2, tileSize: tileSize)
-            return (try graph.plan(options: options), try graph.run(options: options))
+            let result = (try graph.plan(options: options), try graph.run(options: options))
+            try written(folder)
+            return result
         }
     }
 
@@ -43,6 +48,26 @@ import Testing
         // The run fills the whole window (the 700 rows are 3 cells), no more.
         #expect(peakCache(report, "photo") == window.bytes)
         #expect(plan.description.contains("cached in a window of 768 rows: 3 rows of whole-width cells 1000x256"))
+    }
+
+    /// A TIFF reader keeps the strips it decoded (here all of them: the 700 rows), so a blur's margins are
+    /// read again from it and no cache holds a second copy; the blur is the same as from the PNG, whose
+    /// rows the cache keeps.
+    @Test func aTIFFReadWithMarginsNeedsNoCache() throws {
+        let nodes = [
+            "soft: { op: gaussianBlur, input: photo, sigma: 2 }", "out: { op: save, input: soft, path: o.png }",
+        ]
+        var fromPNG = Data()
+        var fromTIFF = Data()
+        _ = try planAndRun(nodes, tileSize: 256) { fromPNG = try Data(contentsOf: $0.appendingPathComponent("o.png")) }
+        let (plan, report) = try planAndRun(nodes, tileSize: 256, format: "tif") {
+            fromTIFF = try Data(contentsOf: $0.appendingPathComponent("o.png"))
+        }
+        let photo = try #require(plan.image("photo"))
+        #expect(photo.window == nil && photo.keptRows == 700)
+        #expect(plan.description.contains("margins read again from the 700 rows its decoder keeps, no cache"))
+        #expect((peakCache(report, "photo") ?? 0) == 0)
+        #expect(!fromTIFF.isEmpty && fromTIFF == fromPNG)
     }
 
     /// A computed image (a crop) is cached in tiles; a sigma 20 blur's 64-pixel tiles read 64 + 2 x 70

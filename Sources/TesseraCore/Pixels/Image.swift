@@ -68,6 +68,14 @@ public protocol PixelSource: Sendable {
     ) throws
 }
 
+/// A source that keeps rows it decoded (a TIFF reader its recent strips), so that reading them again
+/// costs a copy, as the scheduler's cache of cells would: readers whose overlapping requests stay within
+/// ``keptRows`` need no cache beside it (`RenderPlan.Window.sourceKeeps`).
+package protocol KeepsDecodedRows {
+    /// The rows of any window this tall, anywhere in the image, are all kept once read (0: none).
+    var keptRows: Int { get }
+}
+
 /// How a writer stores pixels in its file: `bytesPerPixel` bytes a pixel, made from Float32 samples
 /// (1 or 4 channels a pixel, as the image has) by `encode`, which writes `count` pixels.
 public struct SampleEncoder: Sendable {
