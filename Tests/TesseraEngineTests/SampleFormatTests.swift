@@ -73,7 +73,8 @@ import Testing
         return results.sorted { $0.key < $1.key }.map { ($0.key, $0.value[0], $0.value[1]) }
     }
 
-    /// Copies, point nodes (strips, tables), the 8-bit blend, the exact blur (sigma 6 and RGBA), every
+    /// Copies, point nodes (strips, tables), the 8-bit blend, the exact blur (sigma 6 and RGBA; its
+    /// margins past the edges repeat the edge bytes, also where they are wider than a 5x3 image), every
     /// layout and 16-bit: the bytes of the Float32 path.
     @Test func packedPathsWriteTheBytesOfFloat32Tiles() throws {
         try withTemporaryFolder { folder in
@@ -99,8 +100,10 @@ import Testing
                     "o9: { op: save, input: m, path: m8.png }", "o10: { op: save, input: bl, path: bl.tif }",
                     "o11: { op: save, input: bc, path: bc.png }", "o12: { op: save, input: ba, path: ba.png }",
                     "o13: { op: save, input: deep, path: deep-copy.tif }", "o14: { op: save, input: kc, path: kc.png }",
+                    "tiny: { op: crop, input: rgb, rect: [7, 9, 5, 3] }",
+                    "bt: { op: gaussianBlur, input: tiny, sigma: 6 }", "o15: { op: save, input: bt, path: bt.png }",
                 ], in: folder)
-            #expect(outputs.count == 14)
+            #expect(outputs.count == 15)
             for output in outputs {
                 let same = output.native == output.float
                 #expect(same, "\(output.name)")

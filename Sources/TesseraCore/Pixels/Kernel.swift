@@ -107,8 +107,12 @@ package final class KernelSource: PixelSource {
             }
         }
         let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
+        // Packed where the region lies inside, or reaches past the edge of an input that clamps there
+        // (edge pixels repeat the same bytes); transparent edges are Float32 (alpha 0 even where the
+        // format has no alpha).
         let packable = inputs.indices.map { index in
-            inputs[index].image.nativeFormat != nil && inputs[index].image.extent.contains(regions[index])
+            inputs[index].image.nativeFormat != nil
+                && (inputs[index].edge == .clamp || inputs[index].image.extent.contains(regions[index]))
         }
         let point = regions.allSatisfy { $0 == region }
         let formatKernel = kernel as? any FormatKernel
@@ -154,8 +158,8 @@ package final class KernelSource: PixelSource {
                 defer { scratch.recycle() }
                 try storage.withUnsafeMutableBytes { raw in
                     guard let base = raw.baseAddress else { return }
-                    try input.image.encode(
-                        area, with: input.image.encoder(for: format), scratch: &scratch, into: base, rowBytes: rowBytes)
+                    try Self.encodePacked(
+                        input.image, area, format: format, scratch: &scratch, into: base, rowBytes: rowBytes)
                 }
                 packed.append(storage)
                 // The storage stays alive (and unmoved) in `packed` until `body` returns.
@@ -175,6 +179,30 @@ package final class KernelSource: PixelSource {
             }
         }
         try body(samples)
+    }
+
+    /// Writes `area` of `image` packed in `format`; where it reaches past the extent, the pixels inside
+    /// that clamping reads, each row and column repeated outward. `scratch` is for a source that
+    /// converts Float32 pixels to write them.
+    private static func encodePacked(
+        _ image: Image, _ area: Rect, format: SampleFormat, scratch: inout PixelBuffer,
+        into base: UnsafeMutableRawPointer, rowBytes: Int
+    ) throws {
+        let encoder = image.encoder(for: format)
+        if image.extent.contains(area) {
+            try image.encode(area, with: encoder, scratch: &scratch, into: base, rowBytes: rowBytes)
+            return
+        }
+        let inside = image.clampedInside(area)
+        let insideRowBytes = inside.width * format.bytesPerPixel
+        var storage = [Float].scratch(count: (inside.height * insideRowBytes + 3) / 4)
+        defer { storage.recycleScratch() }
+        try storage.withUnsafeMutableBytes { raw in
+            guard let insideBase = raw.baseAddress else { return }
+            try image.encode(inside, with: encoder, scratch: &scratch, into: insideBase, rowBytes: insideRowBytes)
+            PackedSamples(region: inside, format: format, base: insideBase, rowBytes: insideRowBytes)
+                .clampExtend(into: base, area: area, rowBytes: rowBytes)
+        }
     }
 
     /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through its table
@@ -319,11 +347,7 @@ extension Image {
             if inside.isEmpty { return }
         case .clamp:
             // The pixels the clamped coordinates land on, then each row and column replicated outward.
-            let x0 = Swift.min(Swift.max(region.minX, 0), width - 1)
-            let x1 = Swift.min(Swift.max(region.maxX - 1, 0), width - 1)
-            let y0 = Swift.min(Swift.max(region.minY, 0), height - 1)
-            let y1 = Swift.min(Swift.max(region.maxY - 1, 0), height - 1)
-            inside = Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+            inside = clampedInside(region)
         }
         var part = PixelBuffer.scratch(region: inside, channels: channels)
         defer { part.recycle() }
@@ -332,6 +356,18 @@ extension Image {
         case .transparent: buffer.copy(from: part)
         case .clamp: part.clampExtend(into: &buffer)
         }
+    }
+}
+
+extension Image {
+    /// The pixels a `region` reaching past the extent reads with ``EdgeMode/clamp``: its corners'
+    /// coordinates clamped into the extent, and all between.
+    func clampedInside(_ region: Rect) -> Rect {
+        let x0 = Swift.min(Swift.max(region.minX, 0), width - 1)
+        let x1 = Swift.min(Swift.max(region.maxX - 1, 0), width - 1)
+        let y0 = Swift.min(Swift.max(region.minY, 0), height - 1)
+        let y1 = Swift.min(Swift.max(region.maxY - 1, 0), height - 1)
+        return Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
     }
 }
 

@@ -94,6 +94,33 @@ public struct PackedSamples {
     }
 }
 
+extension PackedSamples {
+    /// Fills `bytes`, `area`'s pixels in this format (rows `rowBytes` apart), with these samples' pixels
+    /// at the nearest coordinates inside them: ``EdgeMode/clamp``, as `PixelBuffer.clampExtend` does
+    /// for Float32 (`area` must overlap or touch this region in each axis).
+    package func clampExtend(into bytes: UnsafeMutableRawPointer, area: Rect, rowBytes targetRowBytes: Int) {
+        let pixelBytes = format.bytesPerPixel
+        let inner0 = Swift.max(area.minX, region.minX)
+        let inner1 = Swift.min(area.maxX, region.maxX)
+        for row in 0..<area.height {
+            let y = Swift.min(Swift.max(area.minY + row, region.minY), region.maxY - 1)
+            let target = bytes + row * targetRowBytes
+            if inner1 > inner0 {
+                (target + (inner0 - area.minX) * pixelBytes).copyMemory(
+                    from: pointer(x: inner0, y: y), byteCount: (inner1 - inner0) * pixelBytes)
+            }
+            let left = pointer(x: region.minX, y: y)
+            for x in area.minX..<Swift.max(area.minX, Swift.min(region.minX, area.maxX)) {
+                (target + (x - area.minX) * pixelBytes).copyMemory(from: left, byteCount: pixelBytes)
+            }
+            let right = pointer(x: region.maxX - 1, y: y)
+            for x in Swift.min(area.maxX, Swift.max(region.maxX, area.minX))..<area.maxX {
+                (target + (x - area.minX) * pixelBytes).copyMemory(from: right, byteCount: pixelBytes)
+            }
+        }
+    }
+}
+
 /// Where a kernel that writes its output's format itself puts it: `region.height` rows of
 /// `region.width` pixels of `encoder.bytesPerPixel` bytes, `rowBytes` apart.
 public struct PackedOutput {
