@@ -84,6 +84,59 @@ static inline __attribute__((always_inline)) void decode8_body(
     for (; i < count; i++) target[i] = (float)source[i] * scale;
 }
 
+typedef uint8_t uint8x4 __attribute__((vector_size(4), aligned(1)));
+typedef float float4 __attribute__((vector_size(16), aligned(4)));
+typedef float float12 __attribute__((ext_vector_type(12), aligned(4)));
+typedef uint8_t uint8x12 __attribute__((ext_vector_type(12), aligned(1)));
+
+// 8-bit RGB to Float32 RGBA with alpha 1, as Samples.decodeRGB8: (r, g, b, 0) * (s, s, s, 0) + (0, 0, 0, 1)
+// with s = 1/255, four pixels at a time (the last pixel alone).
+static inline __attribute__((always_inline)) void decode_rgb8_body(
+    int blocks, const uint8_t *source, ptrdiff_t count, float *target) {
+    (void)blocks;
+    const float s = 1.0f / 255.0f;
+    const float16 scale = {s, s, s, 0, s, s, s, 0, s, s, s, 0, s, s, s, 0};
+    const float16 opaque = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    ptrdiff_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        uint8x12 rgb = *(const uint8x12 *)(source + 3 * i);
+        uint8x16 rgba = __builtin_shufflevector(rgb, rgb, 0, 1, 2, 0, 3, 4, 5, 3, 6, 7, 8, 6, 9, 10, 11, 9);
+        *(float16 *)(target + 4 * i) = __builtin_convertvector(rgba, float16) * scale + opaque;
+    }
+    for (; i < count; i++) {
+        const uint8_t *p = source + 3 * i;
+        float4 pixel = (float4){(float)p[0], (float)p[1], (float)p[2], 0} * (float4){s, s, s, 0} + (float4){0, 0, 0, 1};
+        *(float4 *)(target + 4 * i) = pixel;
+    }
+}
+
+// Float32 RGBA to Float32 RGB, alpha dropped, four pixels at a time.
+static inline __attribute__((always_inline)) void encode_rgb_float_body(
+    int blocks, const float *source, ptrdiff_t count, float *target) {
+    (void)blocks;
+    ptrdiff_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        float16 rgba = LOAD(source + 4 * i);
+        *(float12 *)(target + 3 * i) = __builtin_shufflevector(rgba, rgba, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14);
+    }
+    for (; i < count; i++)
+        for (int c = 0; c < 3; c++) target[3 * i + c] = source[4 * i + c];
+}
+
+// Float32 RGBA to 8-bit RGB, alpha dropped, rounded as encode8, four pixels at a time.
+static inline __attribute__((always_inline)) void encode_rgb8_body(
+    int blocks, const float *source, ptrdiff_t count, uint8_t *target) {
+    (void)blocks;
+    const float16 zero = {0}, one = zero + 1.0f;
+    ptrdiff_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        float16 clamped = __builtin_elementwise_min(__builtin_elementwise_max(LOAD(source + 4 * i), zero), one);
+        uint8x16 bytes = __builtin_convertvector((uint32x16)(clamped * 255.0f + 8388608.0f), uint8x16);
+        *(uint8x12 *)(target + 3 * i) = __builtin_shufflevector(bytes, bytes, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14);
+    }
+    for (; i < count; i++) encode8_body(1, source + 4 * i, 3, target + 3 * i);
+}
+
 tsr_simd_level tsr_simd_best(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
@@ -133,3 +186,6 @@ VARIANTS(fir,
          (source, step, row_stride, dest, dest_stride, rows, width, weights, radius))
 VARIANTS(encode8, (const float *source, ptrdiff_t count, uint8_t *target), (source, count, target))
 VARIANTS(decode8, (const uint8_t *source, ptrdiff_t count, float *target), (source, count, target))
+VARIANTS(decode_rgb8, (const uint8_t *source, ptrdiff_t count, float *target), (source, count, target))
+VARIANTS(encode_rgb_float, (const float *source, ptrdiff_t count, float *target), (source, count, target))
+VARIANTS(encode_rgb8, (const float *source, ptrdiff_t count, uint8_t *target), (source, count, target))

@@ -78,4 +78,33 @@ import TesseraCore
             #expect(differing == 0, "level \(level.rawValue): \(differing) samples differ")
         }
     }
+
+    /// The pixel conversions against the per-pixel formulas they stand for, over counts that leave a
+    /// tail after the four-pixel loop (the stores of 12 floats or bytes must not pass the last pixel:
+    /// the byte after it keeps its value).
+    @Test func pixelConversionsMatchTheirFormulasAtEveryWidth() {
+        for count in [1, 3, 4, 7, 61] {
+            let bytes = (0..<(3 * count)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let rgba = Self.samples(4 * count, seed: UInt64(count))
+            let scale = SIMD4<Float>(1 / 255, 1 / 255, 1 / 255, 0)
+            let decoded = (0..<count).flatMap { i -> [Float] in
+                let pixel = SIMD4<Float>(Float(bytes[3 * i]), Float(bytes[3 * i + 1]), Float(bytes[3 * i + 2]), 0)
+                let value = pixel * scale + SIMD4(0, 0, 0, 1)
+                return [value.x, value.y, value.z, value.w]
+            }
+            let rgbFloat = (0..<count).flatMap { i in rgba[(4 * i)..<(4 * i + 3)] }
+            let rgb8 = rgbFloat.map { UInt8(quantize($0, maxValue: 255)) }
+            for level in Self.levels {
+                var floats = [Float](repeating: .nan, count: 4 * count + 1)
+                tsr_decode_rgb8(level, bytes, count, &floats)
+                #expect(floats.dropLast().map(\.bitPattern) == decoded.map(\.bitPattern) && floats.last!.isNaN)
+                var narrow = [Float](repeating: -7, count: 3 * count + 1)
+                tsr_encode_rgb_float(level, rgba, count, &narrow)
+                #expect(narrow.dropLast().map(\.bitPattern) == rgbFloat.map(\.bitPattern) && narrow.last == -7)
+                var small = [UInt8](repeating: 0xAA, count: 3 * count + 1)
+                tsr_encode_rgb8(level, rgba, count, &small)
+                #expect(Array(small.dropLast()) == rgb8 && small.last == 0xAA, "level \(level.rawValue), \(count)")
+            }
+        }
+    }
 }

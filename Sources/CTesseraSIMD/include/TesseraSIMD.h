@@ -42,6 +42,15 @@ void tsr_encode8(tsr_simd_level level, const float *source, ptrdiff_t count, uin
 /// 8 bits to Float32, as Tessera's decoders scale them: the byte times 1/255 (the Float32 nearest it).
 void tsr_decode8(tsr_simd_level level, const uint8_t *source, ptrdiff_t count, float *target);
 
+/// 8-bit RGB to Float32 RGBA: each byte times 1/255 as tsr_decode8, alpha 1.
+void tsr_decode_rgb8(tsr_simd_level level, const uint8_t *source, ptrdiff_t count, float *target);
+
+/// Float32 RGBA to Float32 RGB: `count` pixels, alpha dropped.
+void tsr_encode_rgb_float(tsr_simd_level level, const float *source, ptrdiff_t count, float *target);
+
+/// Float32 RGBA to 8-bit RGB: `count` pixels rounded as tsr_encode8, alpha dropped.
+void tsr_encode_rgb8(tsr_simd_level level, const float *source, ptrdiff_t count, uint8_t *target);
+
 #ifdef __cplusplus
 }
 #endif

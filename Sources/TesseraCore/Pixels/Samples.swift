@@ -167,44 +167,17 @@ extension Samples {
     }
 
     /// 8-bit RGB to Float32 RGBA, alpha 1: the same values as ``decode(_:fileChannels:stride:count:scale:into:)``,
-    /// a pixel a vector (the generic loop converts sample by sample).
-    @inlinable
+    /// in C at the processor's vector width (the generic loop converts sample by sample).
     package static func decodeRGB8(_ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>)
     {
-        let scale = SIMD4<Float>(1 / 255, 1 / 255, 1 / 255, 0)
-        let opaque = SIMD4<Float>(0, 0, 0, 1)
-        let out = UnsafeMutableRawPointer(target)
-        for i in 0..<count {
-            let s = source + 3 &* i
-            let pixel = SIMD4<Float>(Float(s[0]), Float(s[1]), Float(s[2]), 0) * scale + opaque
-            out.storeBytes(of: pixel, toByteOffset: 16 &* i, as: SIMD4<Float>.self)
-        }
+        tsr_decode_rgb8(vectorLevel, source, count, target)
     }
 
-    /// Float32 RGBA to 8-bit RGB, alpha dropped, rounded as ``quantize(_:maxValue:)``: four lanes at
-    /// once, each pixel's three bytes stored as one 32-bit word whose fourth byte the next pixel
-    /// overwrites (the last pixel is stored byte by byte).
-    @inlinable
+    /// Float32 RGBA to 8-bit RGB, alpha dropped, rounded as ``quantize(_:maxValue:)``, in C at the
+    /// processor's vector width.
     package static func encodeRGB8(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>)
     {
-        guard count > 0 else { return }
-        let raw = UnsafeRawPointer(source)
-        let out = UnsafeMutableRawPointer(target)
-        @inline(__always) func quantized(_ i: Int) -> SIMD4<UInt32> {
-            let value = raw.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self)
-            let clamped = value.replacing(with: 0, where: .!(value .> 0)).replacing(with: 1, where: value .> 1)
-            let shifted = clamped * SIMD4<Float>(repeating: 255) + SIMD4<Float>(repeating: 8_388_608)
-            return unsafeBitCast(shifted, to: SIMD4<UInt32>.self) & SIMD4<UInt32>(repeating: 0xFF)
-        }
-        for i in 0..<(count &- 1) {
-            let q = quantized(i)
-            out.storeBytes(of: q.x | q.y << 8 | q.z << 16, toByteOffset: 3 &* i, as: UInt32.self)
-        }
-        let q = quantized(count &- 1)
-        let last = target + 3 &* (count &- 1)
-        last[0] = UInt8(truncatingIfNeeded: q.x)
-        last[1] = UInt8(truncatingIfNeeded: q.y)
-        last[2] = UInt8(truncatingIfNeeded: q.z)
+        tsr_encode_rgb8(vectorLevel, source, count, target)
     }
 
     /// The vector width of the C loops (`CTesseraSIMD`): the widest this processor has. Every width gives
@@ -223,22 +196,11 @@ extension Samples {
         tsr_decode8(vectorLevel, source, count, target)
     }
 
-    /// Float32 RGBA to Float32 RGB, alpha dropped: each pixel stored as a vector whose fourth lane the
-    /// next pixel overwrites (the last pixel sample by sample).
-    @inlinable
+    /// Float32 RGBA to Float32 RGB, alpha dropped, in C at the processor's vector width.
     package static func encodeRGBFloat(
         _ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<Float>
     ) {
-        guard count > 0 else { return }
-        let raw = UnsafeRawPointer(source)
-        let out = UnsafeMutableRawPointer(target)
-        for i in 0..<(count &- 1) {
-            out.storeBytes(
-                of: raw.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self), toByteOffset: 12 &* i,
-                as: SIMD4<Float>.self)
-        }
-        let last = count &- 1
-        for c in 0..<3 { target[3 &* last &+ c] = source[4 &* last &+ c] }
+        tsr_encode_rgb_float(vectorLevel, source, count, target)
     }
 
     /// The encoder a writer hands the image: `channels` Float32 samples a pixel in, `fileChannels`
