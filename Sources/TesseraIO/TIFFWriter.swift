@@ -90,8 +90,24 @@ enum TIFFWriter {
         let encoder = Samples.encoder(channels: image.channels, fileChannels: fileChannels, depth: depth)
         let tiled = options.tileSize != nil
         var pixels = PixelBuffer(region: .empty, channels: image.channels)
+        // Uncompressed strips go to the file as libtiff is given them (in the machine's byte order,
+        // unmodified): the scheduler's bands lend theirs instead of being copied out first.
+        let lender = tiled || compression != COMPRESSION_NONE ? nil : image.source as? any LendsEncodedRows
+        func writeLent(_ strip: Rect) throws -> Bool {
+            guard let lender else { return false }
+            var written: tmsize_t = -1
+            let lent = try lender.lendEncodedRows(strip, with: encoder) { rows, rowBytes in
+                guard rowBytes == chunkRowBytes else { return }
+                written = TIFFWriteEncodedStrip(
+                    tif, TIFFComputeStrip(tif, UInt32(strip.y), 0), UnsafeMutableRawPointer(mutating: rows),
+                    tmsize_t(chunkRowBytes * strip.height))
+            }
+            if lent && written < 0 { throw fail() }
+            return lent
+        }
         for band in image.extent.tiles(width: image.width, height: chunkHeight) {
             for cell in band.tiles(width: chunkWidth, height: chunkHeight) {
+                if try writeLent(cell) { continue }
                 try raw.withUnsafeMutableBytes { bytes in
                     guard let base = bytes.baseAddress else { return }
                     if cell.width < chunkWidth || cell.height < chunkHeight {

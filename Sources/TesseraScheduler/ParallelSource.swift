@@ -11,7 +11,7 @@ import TesseraCore
 /// ahead of the writer, as libvips' write-behind: the writer writes one band while the next ones
 /// render. A writer reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its
 /// file's samples, which the workers encode as each tile renders.
-package final class ParallelSource: PixelSource, WorkSet {
+package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     let image: Image
     private let monitor: RunMonitor
     private let role: Role
@@ -199,6 +199,20 @@ package final class ParallelSource: PixelSource, WorkSet {
                     byteCount: length)
             }
         }
+    }
+
+    /// A writer's rows from the band that holds them all, without a copy (``LendsEncodedRows``).
+    package func lendEncodedRows(
+        _ region: Rect, with encoder: SampleEncoder, _ body: (_ bytes: UnsafeRawPointer, _ rowBytes: Int) throws -> Void
+    ) throws -> Bool {
+        guard !region.isEmpty, region.minX == 0, region.width == image.width,
+            region.minY / tile == (region.maxY - 1) / tile, !direct.load(ordering: .acquiring),
+            let bands = try bands(for: region, mode: .encoded(encoder)), bands.count == 1,
+            bands[0].encoder?.format == encoder.format
+        else { return false }
+        let band = bands[0]
+        try body(band.storage.base + (region.minY - band.region.minY) * band.rowBytes, band.rowBytes)
+        return true
     }
 
     /// Whether a global node's request is much smaller than the bands it would render (a plugin node

@@ -111,6 +111,36 @@ import Testing
         }
     }
 
+    /// Uncompressed TIFF strips are written straight from the scheduler's bands where a band holds a
+    /// whole strip (a strip across two bands is copied out): the pixels of the deflate-compressed file,
+    /// whose strips are always copied out. 3000 x 200 RGB makes strips of 29 rows; 64-row bands.
+    @Test func uncompressedStripsFromTheBandsAreTheImage() throws {
+        try withTemporaryFolder { folder in
+            var buffer = PixelBuffer(region: Rect(width: 3000, height: 200), channels: 4)
+            for y in 0..<200 {
+                for x in 0..<3000 {
+                    for c in 0..<3 { buffer[x, y, c] = Float(Self.level(x, y, c, seed: 1)) / 255 }
+                    buffer[x, y, 3] = 1
+                }
+            }
+            try ImageFile.save(
+                Image(buffer: buffer, layout: .rgb), to: folder.appendingPathComponent("wide.tif").path)
+            let text = """
+                version: 1
+                nodes:
+                  photo: { op: load, path: wide.tif }
+                  k: { op: contrast, input: photo, amount: 1.3 }
+                  a: { op: save, input: k, path: plain.tif, compression: none }
+                  b: { op: save, input: k, path: packed.tif, compression: deflate }
+                """
+            let graph = try Graph.parse(text, file: "g.yaml", baseFolder: folder.path, catalog: testCatalog)
+            try graph.run(options: RunOptions(threads: 2, tileSize: 64))
+            let plain = try pixels(folder.appendingPathComponent("plain.tif").path)
+            let packed = try pixels(folder.appendingPathComponent("packed.tif").path)
+            #expect(plain.count == 3000 * 200 * 4 && plain == packed)
+        }
+    }
+
     /// blendWithMask over opaque 8-bit images with an 8-bit mask, computed in integers: each sample is
     /// `(a m + b (255 - m)) / 255` rounded, worked out here in Double.
     @Test func eightBitBlendIsTheRoundedExactMix() throws {

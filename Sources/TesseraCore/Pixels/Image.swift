@@ -76,6 +76,18 @@ package protocol KeepsDecodedRows {
     var keptRows: Int { get }
 }
 
+/// A source whose encoded rows already lie in memory (the scheduler's bands, encoded for a writer as
+/// their tiles render): a writer whose library takes its rows as they are may write them from there
+/// instead of copying them out first.
+package protocol LendsEncodedRows {
+    /// Calls `body` with the bytes of `region` as `encoder` writes them, rows `rowBytes` apart, where
+    /// they lie in memory, and returns true; returns false without calling it where they do not (a
+    /// region across two bands, or narrower than the image). The bytes are valid until `body` returns.
+    func lendEncodedRows(
+        _ region: Rect, with encoder: SampleEncoder, _ body: (_ bytes: UnsafeRawPointer, _ rowBytes: Int) throws -> Void
+    ) throws -> Bool
+}
+
 /// How a writer stores pixels in its file: `bytesPerPixel` bytes a pixel, made from Float32 samples
 /// (1 or 4 channels a pixel, as the image has) by `encode`, which writes `count` pixels.
 public struct SampleEncoder: Sendable {

@@ -114,9 +114,10 @@ package final class KernelSource: PixelSource {
             inputs[index].image.nativeFormat != nil
                 && (inputs[index].edge == .clamp || inputs[index].image.extent.contains(regions[index]))
         }
-        let point = regions.allSatisfy { $0 == region }
+        // Strips pay where the output is narrower than Float32; a float file takes the tile.
+        let strips = regions.allSatisfy { $0 == region } && encoder.packed?.depth != .float32
         let formatKernel = kernel as? any FormatKernel
-        if formatKernel != nil || point, packable.contains(true) || (formatKernel != nil && encoder.packed != nil) {
+        if formatKernel != nil || strips, packable.contains(true) || (formatKernel != nil && encoder.packed != nil) {
             var done = false
             try renderFormats(region, regions: regions, packable: packable) { samples in
                 let output = PackedOutput(region: region, encoder: encoder, base: bytes, rowBytes: rowBytes)
@@ -124,8 +125,7 @@ package final class KernelSource: PixelSource {
                     done = true
                 } else if kernel is any ChannelKernel, try renderLookup(into: output, from: samples) {
                     done = true
-                } else if point, encoder.packed?.depth != .float32 {
-                    // Strips pay where the output is narrower than Float32; a float file takes the tile.
+                } else if strips {
                     try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
                     done = true
                 }
