@@ -109,6 +109,7 @@ private final class StandIn: PixelSource, KeepsDecodedRows {
     }
 
     var prefersSequentialRows: Bool { sequential }
+    func keepRows() {}
 
     func render(into buffer: inout PixelBuffer) throws {
         throw ImageError(message: "the plan's stand-in for '\(name)' was read (it has a size, not pixels)")

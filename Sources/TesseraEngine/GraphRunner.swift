@@ -305,10 +305,12 @@ extension Graph {
     static func enableCaches(for image: Image, tileSize: Int) {
         guard let kernelSource = image.source as? KernelSource else { return }
         for (index, readHeight) in cachedReads(of: kernelSource, extent: image.extent, tileSize: tileSize) {
-            guard let source = kernelSource.inputs[index].image.source as? ScheduledSource,
-                !RenderPlan.Window.sourceKeeps(readHeight: readHeight, tileSize: tileSize, keptRows: source.keptRows)
-            else { continue }
-            source.enableCache(readHeight: readHeight)
+            guard let source = kernelSource.inputs[index].image.source as? ScheduledSource else { continue }
+            if RenderPlan.Window.sourceKeeps(readHeight: readHeight, tileSize: tileSize, keptRows: source.keptRows) {
+                source.keepRows()
+            } else {
+                source.enableCache(readHeight: readHeight)
+            }
         }
     }
 

@@ -87,20 +87,22 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles.
     package static let recentChunkBytes = 16 << 20
 
-    /// Strips kept cover any window of this many rows where that takes at most ``stripWindowBytes``: the
-    /// rows two bands of 256-pixel tiles read with their margins (the workers run a band ahead), which
-    /// the scheduler then reads again from here instead of caching a copy (``keptRows``). An 8K-wide
-    /// RGB file keeps 9 strips of 128 rows, 27 MB.
+    /// Once asked (``keepRows()``), strips kept cover any window of this many rows where that takes at
+    /// most ``stripWindowBytes``: the rows two bands of 256-pixel tiles read with their margins (the
+    /// workers run a band ahead), which the scheduler then reads again from here instead of caching a
+    /// copy (``keptRows``). An 8K-wide RGB file keeps 9 strips of 128 rows, 27 MB. Not asked (a reader
+    /// that never goes back), it keeps ``recentChunkBytes``, and touches no more fresh memory.
     static let stripWindowRows = 1024
     static let stripWindowBytes = 32 << 20
 
     /// The bytes of decoded chunks kept: ``recentChunkBytes``, or more for strips under
-    /// ``stripWindowRows``, or, for a tiled file, one row of tiles and one more if that is larger.
-    /// The scheduler's cells under a blur's margins are a quarter of a tile tall, so a row of tiles is
-    /// read by four rows of cells, one across the whole width after another: a 20000-pixel-wide file
-    /// keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
-    private static func keptBytes(_ g: Geometry, chunkBytes: Int) -> Int {
+    /// ``stripWindowRows`` when `window` (asked to), or, for a tiled file, one row of tiles and one more
+    /// if that is larger. The scheduler's cells under a blur's margins are a quarter of a tile tall, so a
+    /// row of tiles is read by four rows of cells, one across the whole width after another: a
+    /// 20000-pixel-wide file keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
+    private static func keptBytes(_ g: Geometry, chunkBytes: Int, window: Bool = true) -> Int {
         guard g.isTiled else {
+            guard window else { return recentChunkBytes }
             let window = saturatingProduct((stripWindowRows + g.chunkHeight - 1) / g.chunkHeight + 1, chunkBytes)
             return Swift.max(recentChunkBytes, window <= stripWindowBytes ? window : 0)
         }
@@ -113,9 +115,13 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         Swift.max(1, Swift.min(count, 4), Swift.min(count, keptBytes(g, chunkBytes: chunkBytes) / chunkBytes))
     }
 
-    /// Rows of any window this tall are all among the chunks kept (``KeepsDecodedRows``): as many
-    /// rows of chunks as are kept whole, less one for a window that starts inside a chunk.
+    /// Rows of any window this tall are all among the chunks kept once ``keepRows()`` is called
+    /// (``KeepsDecodedRows``): as many rows of chunks as are kept whole, less one for a window that
+    /// starts inside a chunk.
     package let keptRows: Int
+    private let keepsWindow = Atomic<Bool>(false)
+
+    package func keepRows() { keepsWindow.store(true, ordering: .relaxed) }
 
     private let geometry: Geometry
     private let handle: Locked<Handle?>
@@ -530,7 +536,8 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
             handle.recent[chunk] = (raw, 0)
             handle.use(chunk)
             handle.recentBytes += raw.count
-            while handle.recent.count > 4, handle.recentBytes > Self.keptBytes(g, chunkBytes: raw.count) {
+            let kept = Self.keptBytes(g, chunkBytes: raw.count, window: keepsWindow.load(ordering: .relaxed))
+            while handle.recent.count > 4, handle.recentBytes > kept {
                 handle.evictOldest()
             }
             return raw

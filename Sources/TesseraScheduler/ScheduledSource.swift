@@ -38,6 +38,7 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
     /// The cache and the store give back the samples rendered, so these are file samples if those are.
     package var givesFileSamples: Bool { inner.givesFileSamples }
     package var keptRows: Int { (inner as? any KeepsDecodedRows)?.keptRows ?? 0 }
+    package func keepRows() { (inner as? any KeepsDecodedRows)?.keepRows() }
 
     /// Caches cells for readers whose tiles each ask for up to `readHeight` rows (``RenderPlan/Window``,
     /// which `tessera run --plan` prints).

@@ -72,8 +72,12 @@ public protocol PixelSource: Sendable {
 /// costs a copy, as the scheduler's cache of cells would: readers whose overlapping requests stay within
 /// ``keptRows`` need no cache beside it (`RenderPlan.Window.sourceKeeps`).
 package protocol KeepsDecodedRows {
-    /// The rows of any window this tall, anywhere in the image, are all kept once read (0: none).
+    /// The rows of any window this tall, anywhere in the image, are all kept once read, after
+    /// ``keepRows()`` (0: none).
     var keptRows: Int { get }
+    /// Asks the source to keep ``keptRows``: until then it may keep fewer, so that a reader that never
+    /// reads a row twice does not pay for the room.
+    func keepRows()
 }
 
 /// A source whose encoded rows already lie in memory (the scheduler's bands, encoded for a writer as
