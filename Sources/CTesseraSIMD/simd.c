@@ -137,6 +137,51 @@ static inline __attribute__((always_inline)) void encode_rgb8_body(
     for (; i < count; i++) encode8_body(1, source + 4 * i, 3, target + 3 * i);
 }
 
+typedef uint16_t uint16x16 __attribute__((vector_size(32), aligned(2)));
+
+// (a w + b (255 - w)) / 255 rounded, in 16-bit integers (Blinn's form: t = a w + b (255 - w) + 128,
+// then (t + t / 256) / 256), for 16 samples and their weights.
+static inline __attribute__((always_inline)) uint8x16 mix16(uint8x16 a, uint8x16 b, uint8x16 w) {
+    uint16x16 w16 = __builtin_convertvector(w, uint16x16);
+    uint16x16 t = __builtin_convertvector(a, uint16x16) * w16 + __builtin_convertvector(b, uint16x16) * (255 - w16) + 128;
+    return __builtin_convertvector((t + (t >> 8)) >> 8, uint8x16);
+}
+
+static inline __attribute__((always_inline)) uint8_t mix1(uint8_t a, uint8_t b, uint8_t w) {
+    uint16_t t = (uint16_t)(a * w + b * (255 - w) + 128);
+    return (uint8_t)((t + (t >> 8)) >> 8);
+}
+
+// Mixes `count` pixels of `bands` (1 or 3) 8-bit samples: each pixel of `a` weighted by its byte of
+// `mask`, `b` by 255 minus it.
+static inline __attribute__((always_inline)) void mix8_body(
+    int blocks, const uint8_t *a, const uint8_t *b, const uint8_t *mask, ptrdiff_t bands, ptrdiff_t count,
+    uint8_t *target) {
+    (void)blocks;
+    ptrdiff_t i = 0;
+    if (bands == 3) {
+        for (; i + 16 <= count; i += 16) {
+            uint8x16 m = *(const uint8x16 *)(mask + i);
+            uint8x16 w[3] = {
+                __builtin_shufflevector(m, m, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5),
+                __builtin_shufflevector(m, m, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10),
+                __builtin_shufflevector(m, m, 10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15),
+            };
+            for (int k = 0; k < 3; k++) {
+                ptrdiff_t at = 3 * i + 16 * k;
+                *(uint8x16 *)(target + at) = mix16(*(const uint8x16 *)(a + at), *(const uint8x16 *)(b + at), w[k]);
+            }
+        }
+    } else {
+        for (; i + 16 <= count; i += 16)
+            *(uint8x16 *)(target + i) =
+                mix16(*(const uint8x16 *)(a + i), *(const uint8x16 *)(b + i), *(const uint8x16 *)(mask + i));
+    }
+    for (; i < count; i++)
+        for (ptrdiff_t c = 0; c < bands; c++)
+            target[bands * i + c] = mix1(a[bands * i + c], b[bands * i + c], mask[i]);
+}
+
 tsr_simd_level tsr_simd_best(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
@@ -189,3 +234,6 @@ VARIANTS(decode8, (const uint8_t *source, ptrdiff_t count, float *target), (sour
 VARIANTS(decode_rgb8, (const uint8_t *source, ptrdiff_t count, float *target), (source, count, target))
 VARIANTS(encode_rgb_float, (const float *source, ptrdiff_t count, float *target), (source, count, target))
 VARIANTS(encode_rgb8, (const float *source, ptrdiff_t count, uint8_t *target), (source, count, target))
+VARIANTS(mix8,
+         (const uint8_t *a, const uint8_t *b, const uint8_t *mask, ptrdiff_t bands, ptrdiff_t count, uint8_t *target),
+         (a, b, mask, bands, count, target))

@@ -107,4 +107,24 @@ import TesseraCore
             }
         }
     }
+
+    /// The 8-bit mix against `(a m + b (255 - m)) / 255` rounded in Double (never a tie: the fraction is
+    /// a multiple of 1/255), for gray and RGB, over every mask value and a tail.
+    @Test func mix8IsTheRoundedExactMixAtEveryWidth() {
+        for bands in [1, 3] {
+            let count = 256 + 13
+            let mask = (0..<count).map { UInt8(truncatingIfNeeded: $0) }
+            let a = (0..<(count * bands)).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 7) }
+            let b = (0..<(count * bands)).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 200) }
+            let expected = (0..<(count * bands)).map { i -> UInt8 in
+                let m = Double(mask[i / bands])
+                return UInt8(((Double(a[i]) * m + Double(b[i]) * (255 - m)) / 255).rounded())
+            }
+            for level in Self.levels {
+                var out = [UInt8](repeating: 0, count: count * bands + 1)
+                tsr_mix8(level, a, b, mask, bands, count, &out)
+                #expect(Array(out.dropLast()) == expected && out.last == 0, "level \(level.rawValue), \(bands) bands")
+            }
+        }
+    }
 }

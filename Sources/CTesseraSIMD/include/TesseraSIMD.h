@@ -51,6 +51,12 @@ void tsr_encode_rgb_float(tsr_simd_level level, const float *source, ptrdiff_t c
 /// Float32 RGBA to 8-bit RGB: `count` pixels rounded as tsr_encode8, alpha dropped.
 void tsr_encode_rgb8(tsr_simd_level level, const float *source, ptrdiff_t count, uint8_t *target);
 
+/// Mixes `count` pixels of `bands` (1 or 3) 8-bit samples by an 8-bit mask, a byte a pixel: each
+/// sample `(a m + b (255 - m)) / 255` rounded to nearest, computed exactly in 16-bit integers.
+void tsr_mix8(
+    tsr_simd_level level, const uint8_t *a, const uint8_t *b, const uint8_t *mask, ptrdiff_t bands, ptrdiff_t count,
+    uint8_t *target);
+
 #ifdef __cplusplus
 }
 #endif

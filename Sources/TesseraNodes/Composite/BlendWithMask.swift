@@ -1,3 +1,4 @@
+import CTesseraSIMD
 import TesseraCore
 
 /// `blendWithMask`: Core Image's `CIBlendWithMask`. Where the mask is 1 the output is `input`, where
@@ -75,29 +76,15 @@ struct BlendWithMask: Node {
                 back.format == fore.format, output.encoder.packed == fore.format,
                 weights.w == 0, abs(weights.x + weights.y + weights.z - 1) < 1e-6
             else { return false }
-            let bands = fore.format.bands
             let region = output.region
             for row in 0..<region.height {
                 let y = region.minY + row
-                let a = fore.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
-                let b = back.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
-                let m = mask.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self)
-                let out = (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self)
-                // Rounded division by 255 of a sum of products of 8-bit values (Blinn's form).
-                @inline(__always) func mix(_ i: Int, _ weight: UInt16) {
-                    let t = UInt16(a[i]) &* weight &+ UInt16(b[i]) &* (255 &- weight) &+ 128
-                    out[i] = UInt8(truncatingIfNeeded: (t &+ (t &>> 8)) &>> 8)
-                }
-                if bands == 3 {
-                    for x in 0..<region.width {
-                        let weight = UInt16(m[x])
-                        mix(3 &* x, weight)
-                        mix(3 &* x &+ 1, weight)
-                        mix(3 &* x &+ 2, weight)
-                    }
-                } else {
-                    for x in 0..<region.width { mix(x, UInt16(m[x])) }
-                }
+                // Rounded division by 255 of a sum of products of 8-bit values (Blinn's form), in C.
+                tsr_mix8(
+                    Samples.vectorLevel, fore.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self),
+                    back.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self),
+                    mask.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self), fore.format.bands,
+                    region.width, (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self))
             }
             return true
         }
