@@ -53,18 +53,19 @@ static inline __attribute__((always_inline)) void fir_body(
 
 // Float32 to 8 bits as Samples.quantize rounds: clamped to 0...1 (NaN to 0), times 255, to the nearest
 // integer, ties to even (adding 2^23 leaves the integer in the float's low mantissa bits).
+// (16 samples from `source`: a vector argument would change the ABI between the variants.)
+static inline __attribute__((always_inline)) uint8x16 quantize16(const float *source) {
+    const float16 zero = {0}, one = zero + 1.0f;
+    // maxNum and minNum: a NaN gives the other operand.
+    float16 clamped = __builtin_elementwise_min(__builtin_elementwise_max(LOAD(source), zero), one);
+    return __builtin_convertvector((uint32x16)(clamped * 255.0f + 8388608.0f), uint8x16);
+}
+
 static inline __attribute__((always_inline)) void encode8_body(
     int blocks, const float *source, ptrdiff_t count, uint8_t *target) {
     (void)blocks;
-    const float16 zero = {0}, one = zero + 1.0f;
     ptrdiff_t i = 0;
-    for (; i + 16 <= count; i += 16) {
-        float16 value = LOAD(source + i);
-        // maxNum and minNum: a NaN gives the other operand.
-        float16 clamped = __builtin_elementwise_min(__builtin_elementwise_max(value, zero), one);
-        float16 shifted = clamped * 255.0f + 8388608.0f;
-        *(uint8x16 *)(target + i) = __builtin_convertvector((uint32x16)shifted, uint8x16);
-    }
+    for (; i + 16 <= count; i += 16) *(uint8x16 *)(target + i) = quantize16(source + i);
     for (; i < count; i++) {
         float value = source[i] > 0 ? source[i] : 0;
         value = value > 1 ? 1 : value;
@@ -127,11 +128,9 @@ static inline __attribute__((always_inline)) void encode_rgb_float_body(
 static inline __attribute__((always_inline)) void encode_rgb8_body(
     int blocks, const float *source, ptrdiff_t count, uint8_t *target) {
     (void)blocks;
-    const float16 zero = {0}, one = zero + 1.0f;
     ptrdiff_t i = 0;
     for (; i + 4 <= count; i += 4) {
-        float16 clamped = __builtin_elementwise_min(__builtin_elementwise_max(LOAD(source + 4 * i), zero), one);
-        uint8x16 bytes = __builtin_convertvector((uint32x16)(clamped * 255.0f + 8388608.0f), uint8x16);
+        uint8x16 bytes = quantize16(source + 4 * i);
         *(uint8x12 *)(target + 3 * i) = __builtin_shufflevector(bytes, bytes, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14);
     }
     for (; i < count; i++) encode8_body(1, source + 4 * i, 3, target + 3 * i);
