@@ -41,7 +41,7 @@ PRODUCTS = {
 # The C modules the Swift modules import: system libraries (Sources/C*/module.modulemap) and C targets
 # (their module maps are generated in the build folder).
 SYSTEM_LIBRARIES = ["CPNG", "CTIFF", "CJPEG", "CLCMS2", "CWebP", "CGIF", "CHEIF"]
-C_TARGETS = ["CImageShims", "CTesseraPlugin"]
+C_TARGETS = ["CImageShims", "CTesseraPlugin", "CTesseraSIMD"]
 
 
 def module_of(symbol):
