@@ -58,6 +58,13 @@ package enum Samples {
         _ source: UnsafePointer<T>, fileChannels: Int, stride: Int, count: Int, scale: Float,
         into target: UnsafeMutablePointer<Float>
     ) {
+        // 8-bit rows, every reader's commonest: the C loops' scaling (resolved when specialized).
+        let bytes = T.self == UInt8.self && scale == 1 / 255
+        if bytes, stride == fileChannels, fileChannels == 1 || fileChannels == 4 {
+            return decode8(
+                UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self), count: count &* fileChannels,
+                into: target)
+        }
         switch fileChannels {
         case 1:
             for i in 0..<count { target[i] = source[stride &* i].floatValue * scale }
@@ -72,8 +79,7 @@ package enum Samples {
                 d[3] = s[1].floatValue * scale
             }
         case 3:
-            if T.self == UInt8.self, stride == 3, scale == 1 / 255 {
-                // 8-bit RGB, every reader's commonest rows: a pixel a vector (resolved when specialized).
+            if bytes, stride == 3 {
                 return decodeRGB8(
                     UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self), count: count, into: target)
             }
