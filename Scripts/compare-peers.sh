@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # compare-peers.sh: times Tessera against libvips (the vips CLI) and OpenCV on the same files.
 #
-# Usage: Scripts/compare-peers.sh [codecs] [filters] [memory] [accuracy] [thumbnail]  (no argument: all)
+# Usage: Scripts/compare-peers.sh [daily] [codecs] [filters] [memory] [accuracy] [thumbnail]  (no argument: all)
 #        TESSERA=path/to/tessera RUNS=9 FILTER_RUNS=5 WORK=/tmp/peers Scripts/compare-peers.sh filters
 #        TESSERA_SOURCE=worktree Scripts/compare-peers.sh    (build the working tree, not the commit)
 #        BEFORE=old/tessera Scripts/compare-peers.sh filters (also time an older build, in the same rounds)
 #
 # Sections:
+#   daily     a first day's jobs as whole processes against the vips CLI with its defaults, on a 12 MP
+#             photo (4200x2800) as JPEG, PNG and 16-bit TIFF: resizes, quarter turns, flips, a 17-degree
+#             turn, a centre crop, a blur, grayscale, JPEG to PNG and WebP, a PNG thumbnail. The issue
+#             asks each at most 1.0x vips' time and 1.5x its peak memory, and a PNG no more than 10%
+#             larger than vips'.
 #   codecs    `tessera convert` against `vips copy` on a 3840x2160 photo: PNG 8/16-bit, TIFF, JPEG.
 #   filters   the filter jobs on a 7680x4320 RGB uncompressed TIFF, written back as uncompressed TIFF:
 #             a plain copy (the floor), gaussianBlur sigma 2 and 20, colorMatrix, contrast, crop, blendWithMask,
@@ -38,10 +43,10 @@ MEMORY_RUNS=${MEMORY_RUNS:-1}
 WORK=${WORK:-/tmp/tessera-peers}
 PYTHON=/usr/bin/python3 # Debian's, which python3-opencv and python3-scipy install into
 SECTIONS=("$@")
-((${#SECTIONS[@]})) || SECTIONS=(codecs filters memory accuracy thumbnail)
+((${#SECTIONS[@]})) || SECTIONS=(daily codecs filters memory accuracy thumbnail)
 for section in "${SECTIONS[@]}"; do
     case $section in
-    codecs | filters | memory | accuracy | thumbnail) ;;
+    daily | codecs | filters | memory | accuracy | thumbnail) ;;
     *)
         sed -n '3,6p' "$0" >&2
         exit 2
@@ -109,6 +114,103 @@ echo "tessera $("$TESSERA" --version) ($TESSERA${BUILT_FROM:+, built from $BUILT
 echo "$(vips --version), OpenCV $($PYTHON -c 'import cv2; print(cv2.__version__)'), $(uname -m), $(nproc) cores"
 machine_note
 has_node() { "$TESSERA" nodes | awk '{ print $1 }' | grep -qx "$1"; }
+
+# ---------------------------------------------------------------------------------------------------
+# daily: a first day's jobs, each a whole process, against the vips CLI with its defaults.
+#
+# The 12 MP photo: the coffee photo from Examples/images x7 (4200x2800, vips' lanczos3) with Gaussian
+# noise of sigma 12 added, so that it compresses like a photo and not like an upscale; as JPEG Q90 (vips
+# writes 4:4:4 at Q>=90), PNG, and 16-bit TIFF (x257).
+make_daily_inputs() {
+    [[ $(vipsheader -f width day.jpg 2>/dev/null) == 4200 ]] && [[ -f day.png && -f day16.tif ]] && return
+    vips resize "$ROOT/Examples/images/coffee.png" day-big.v 7
+    vips gaussnoise day-noise.v 4200 2800 --sigma 12
+    vips bandjoin "day-noise.v day-noise.v day-noise.v" day-noise3.v
+    vips add day-big.v day-noise3.v day-sum.v
+    vips cast day-sum.v day.v uchar
+    vips copy day.v "day.jpg[Q=90]"
+    vips copy day.v day.png
+    vips linear day.v day-wide.v 257 0
+    vips cast day-wide.v day16.v ushort
+    vips copy day16.v day16.tif --interpretation rgb16
+    rm -f day-big.v day-noise.v day-noise3.v day-sum.v day.v day-wide.v day16.v
+}
+
+# pair NAME "VIPS COMMAND" "TESSERA COMMAND": runs both RUNS times (after an untimed warm-up), in
+# alternating order, and prints each median wall time and peak memory and tessera's over vips'.
+pair() {
+    local name=$1 i
+    local -a vcmd tcmd
+    read -ra vcmd <<<"$2"
+    read -ra tcmd <<<"$3"
+    tcmd=("${tcmd[@]//\~/ }") # a chain's step is one argument: `~` stands for its spaces
+    rm -f vday.txt vday.txt.out tday.txt tday.txt.out
+    "${vcmd[@]}" >/dev/null 2>&1 && "${tcmd[@]}" >/dev/null 2>err.txt || {
+        echo "failed: $name" >&2
+        cat err.txt >&2
+        exit 1
+    }
+    for ((i = 0; i < RUNS; i++)); do
+        if ((i % 2 == 0)); then
+            run vday.txt "${vcmd[@]}"
+            run tday.txt "${tcmd[@]}"
+        else
+            run tday.txt "${tcmd[@]}"
+            run vday.txt "${vcmd[@]}"
+        fi
+    done
+    local v t vm tm time_ratio memory_ratio verdict
+    v=$(median <vday.txt)
+    t=$(median <tday.txt)
+    vm=$(peak_mb vday.txt)
+    tm=$(peak_mb tday.txt)
+    time_ratio=$(echo "$t / $v" | bc -l)
+    memory_ratio=$(echo "$tm / $vm" | bc -l)
+    verdict=PASS
+    [[ $(echo "$time_ratio <= 1.0 && $memory_ratio <= 1.5" | bc) == 1 ]] || verdict=FAIL
+    printf '   %-30s %8.3f %8.3f %6.2f %8s %8s %6.2f   %s\n' "$name" "$v" "$t" "$time_ratio" "$vm" "$tm" \
+        "$memory_ratio" "$verdict"
+    echo "$name|$v|$t|$time_ratio|$vm|$tm|$memory_ratio|$verdict" >>daily-summary.txt
+}
+
+daily() {
+    echo
+    echo "== daily: a first day's jobs on a 4200x2800 photo, whole processes, median of $RUNS"
+    echo "   (targets: at most 1.0x vips' time and 1.5x its peak memory)"
+    make_daily_inputs
+    rm -f daily-summary.txt
+    local t=$TESSERA
+    printf '   %-30s %8s %8s %6s %8s %8s %6s\n' job "vips s" "tess s" ratio "vips MB" "tess MB" ratio
+    pair "jpeg resize 0.4" "vips resize day.jpg v-r04.jpg 0.4" "$t chain day.jpg resize~factor=0.4 t-r04.jpg"
+    pair "jpeg resize to 1600 wide" "vips resize day.jpg v-r1600.jpg 0.380952380952381" \
+        "$t chain day.jpg resize~width=1600 t-r1600.jpg"
+    pair "jpeg rotate 90" "vips rot day.jpg v-rot90.jpg d90" "$t chain day.jpg rotate~angle=-90 t-rot90.jpg"
+    pair "jpeg rotate 180" "vips rot day.jpg v-rot180.jpg d180" "$t chain day.jpg rotate~angle=180 t-rot180.jpg"
+    pair "jpeg rotate 270" "vips rot day.jpg v-rot270.jpg d270" "$t chain day.jpg rotate~angle=90 t-rot270.jpg"
+    pair "jpeg flip horizontal" "vips flip day.jpg v-fliph.jpg horizontal" \
+        "$t chain day.jpg flip~direction=horizontal t-fliph.jpg"
+    pair "jpeg flip vertical" "vips flip day.jpg v-flipv.jpg vertical" \
+        "$t chain day.jpg flip~direction=vertical t-flipv.jpg"
+    pair "jpeg rotate 17" "vips rotate day.jpg v-rot17.jpg 17" "$t chain day.jpg rotate~angle=-17 t-rot17.jpg"
+    pair "jpeg centre crop 2000x1500" "vips crop day.jpg v-crop.jpg 1100 650 2000 1500" \
+        "$t chain day.jpg crop~rect=[1100,650,2000,1500] t-crop.jpg"
+    pair "jpeg gaussian blur 1.5" "vips gaussblur day.jpg v-blur.jpg 1.5" \
+        "$t chain day.jpg gaussianBlur~sigma=1.5 t-blur.jpg"
+    pair "jpeg grayscale" "vips colourspace day.jpg v-gray.jpg b-w" "$t chain day.jpg grayscale t-gray.jpg"
+    pair "jpeg to png" "vips copy day.jpg v-day.png" "$t convert day.jpg t-day.png"
+    pair "jpeg to webp" "vips copy day.jpg v-day.webp" "$t convert day.jpg t-day.webp"
+    pair "png rotate 270" "vips rot day.png v-prot.png d270" "$t chain day.png rotate~angle=90 t-prot.png"
+    pair "png resize 0.4" "vips resize day.png v-pr04.png 0.4" "$t chain day.png resize~factor=0.4 t-pr04.png"
+    pair "png thumbnail 320" "vips thumbnail day.png v-thumb.jpg 320" "$t thumbnail day.png t-thumb.jpg --size 320"
+    pair "16-bit tiff resize 0.5" "vips resize day16.tif v-r16.tif 0.5" \
+        "$t chain day16.tif resize~factor=0.5 t-r16.tif"
+    local vsize tsize
+    vsize=$(stat -c %s v-day.png)
+    tsize=$(stat -c %s t-day.png)
+    printf '   jpeg to png: vips %s bytes, tessera %s bytes (%.2fx; target at most 1.10x): %s\n' "$vsize" "$tsize" \
+        "$(echo "$tsize / $vsize" | bc -l)" "$([[ $(echo "$tsize <= 1.1 * $vsize" | bc) == 1 ]] && echo PASS || echo FAIL)"
+    echo "   ($(machine_note))"
+}
 
 # ---------------------------------------------------------------------------------------------------
 # codecs: `tessera convert` against `vips copy`, 4K, median of RUNS.

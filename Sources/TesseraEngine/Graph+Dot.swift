@@ -25,10 +25,17 @@ extension Graph {
                     label.append("pass \(index + 1)" + (pass.kind == .kept ? " (kept)" : ""))
                 }
                 for image in plan.images where image.node == node.name && image.decision != .unread {
-                    label.append("→ " + image.decision.summary)
+                    if image.decision != .perPass { label.append("→ " + image.decision.summary) }
                     if let shrink = image.shrinkOnLoad?.shrink { label.append("decoded at 1/\(shrink)") }
-                    if let window = image.window { label.append("window of \(window.rows * window.cellHeight) rows") }
                     if case .materialize = image.decision { style = ", style=filled, fillcolor=\"#fde9b6\"" }
+                }
+                // How each pass serves it: "pass 1: a window of 512 rows".
+                for (index, pass) in plan.passes.enumerated() {
+                    for entry in plan.passPlans[pass.node]?.entries ?? []
+                    where entry.node == node.name && !entry.isStage && entry.serving != .kept {
+                        label.append("pass \(index + 1): \(entry.serving.summary)")
+                        if case .whole = entry.serving { style = ", style=filled, fillcolor=\"#fde9b6\"" }
+                    }
                 }
             }
             lines.append(

@@ -111,6 +111,29 @@ extension Graph {
     public func run(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RunReport {
+        try perform(options: options, supplying: supplied, keeping: keeping, planOnly: false)
+    }
+
+    /// The plan for a run with these arguments (see ``run(options:supplying:keeping:)``), made as the
+    /// run makes it: the sources are opened (their headers read, no pixels), the nodes that read no
+    /// pixels in `run()` build their kernels, and each pass whose images are known is planned from the
+    /// requests it will make, exactly as the run plans it (``PassPlan``). A pass reading what a global
+    /// node computes is planned when the run gets there. `tessera run --plan` prints it.
+    package func plan(
+        options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
+    ) throws(RunError) -> RenderPlan {
+        let report = try perform(options: options, supplying: supplied, keeping: keeping, planOnly: true)
+        guard var plan = report.plan else { return RenderPlan(nodes: [], diskThreshold: options.diskThreshold) }
+        for pass in report.passes { plan.passPlans[pass.reader] = pass }
+        return plan
+    }
+
+    /// Runs the graph, or with `planOnly` goes through it as a run does without reading a pixel: nodes
+    /// that read images whole (sinks, global nodes, kept outputs) only plan their passes, and the nodes
+    /// that depend on what they make are left out.
+    private func perform(
+        options: RunOptions, supplying supplied: [String: NodeValue], keeping: [String], planOnly: Bool
+    ) throws(RunError) -> RunReport {
         let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
         let monitor = RunMonitor(options: options)
         defer { monitor.finish() }
@@ -122,7 +145,7 @@ extension Graph {
         for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
         var values: [String: NodeValue] = [:]  // "node.port"
         // Progress stages: the plan's passes, each weighing the pixels it is estimated to render.
-        monitor.planStages(plan.passes.map { Double($0.estimatedPixels) })
+        if !planOnly { monitor.planStages(plan.passes.map { Double($0.estimatedPixels) }) }
         var kept: [String: NodeValue] = [:]
         var collected: [String: NodeValue] = [:]
         for node in nodes {
@@ -138,6 +161,14 @@ extension Graph {
                                 + (node.declaration.outputs.first?.type.phrase ?? "nothing"))
                     }
                     outputs = [port.name: value]
+                } else if planOnly {
+                    // Without pixels: a node whose inputs or settings come from a pass not run is left out.
+                    guard node.references.allSatisfy({ values["\($0.node).\($0.port)"] != nil }) else { continue }
+                    if node.readsWholeImages {
+                        try node.planPass(reading: values, monitor: monitor)
+                        continue
+                    }
+                    outputs = try node.execute(reading: values, monitor: monitor)
                 } else if node.readsWholeImages {
                     // Their own time (encoding, a global node's work on what it read) is measured here;
                     // waiting for the bands they read is their inputs' time, not theirs.
@@ -168,16 +199,10 @@ extension Graph {
                     let image = output.smallerDecode?.image ?? output
                     let staged = Self.scheduleStages(
                         of: image, node: node.name, op: node.declaration.op, monitor: monitor)
-                    Self.enableCaches(for: staged, tileSize: options.tileSize)
                     let source = ScheduledSource(
                         node: node.name, op: node.declaration.op, image: staged, monitor: monitor)
-                    switch plan.image("\(node.name).\(port)")?.decision {
-                    case .materialize(_, let inFile)?:
-                        try source.materialize(RenderPlan.SourceFacts(image), inFile: inFile)
-                    case .shared?:
-                        source.enableCache(readHeight: options.tileSize)
-                    default:
-                        break
+                    if case .materialize(_, let inFile)? = plan.image("\(node.name).\(port)")?.decision {
+                        try source.materialize(RenderPlan.SourceFacts(image), inFile: inFile, allocate: !planOnly)
                     }
                     values["\(node.name).\(port)"] = .image(
                         Self.serving(output, from: image.withSource(source)))
@@ -185,7 +210,14 @@ extension Graph {
                 if keeping.contains(node.name) {
                     for port in node.declaration.outputs {
                         guard let value = values["\(node.name).\(port.name)"] else { continue }
-                        kept["\(node.name).\(port.name)"] = try Self.materialize(value, monitor: monitor)
+                        if planOnly {
+                            if case .image(let image) = value {
+                                try Self.planPass(reader: node.name, images: [image], role: .sink, monitor: monitor)
+                            }
+                            continue
+                        }
+                        kept["\(node.name).\(port.name)"] = try Self.materialize(
+                            value, kept: node.name, monitor: monitor)
                     }
                     if let first = node.declaration.outputs.first {
                         kept[node.name] = kept["\(node.name).\(first.name)"]
@@ -206,21 +238,6 @@ extension Graph {
         report.values = collected
         report.plan = plan
         return report
-    }
-
-    /// The plan for a run with these arguments (see ``run(options:supplying:keeping:)``), made as the
-    /// run makes it: the sources are opened (their headers read, no pixels) to learn their sizes and
-    /// kinds. `tessera run --plan` prints it.
-    package func plan(
-        options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
-    ) throws(RunError) -> RenderPlan {
-        let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
-        let monitor = RunMonitor(options: options)
-        defer { monitor.finish() }
-        var (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
-        Self.setWindows(
-            of: &plan, nodes: nodes, opened: opened, tileSize: options.tileSize, floatTiles: options.floatTiles)
-        return plan
     }
 
     /// Checks values to supply to a run (``run(options:supplying:keeping:)``) without running anything:
@@ -278,13 +295,44 @@ extension Graph {
     }
 
     /// `value` with an image rendered in full (by the workers, as a sink reads it), so it outlives the run.
-    static func materialize(_ value: NodeValue, monitor: RunMonitor) throws -> NodeValue {
+    static func materialize(_ value: NodeValue, kept node: String, monitor: RunMonitor) throws -> NodeValue {
         guard case .image(let image) = value else { return value }
         monitor.beginStage(pixels: image.extent.area)
-        let parallel = ParallelSource(image: image, monitor: monitor, role: .sink)
-        let whole = try image.withSource(parallel).pixels()
+        let parallel = try beginPass(reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
+        defer { PassPlan.end(roots: [image]) }
+        let whole = try image.withSource(parallel[0]).pixels()
         monitor.endStage()
         return .image(image.withSource(BufferSource(buffer: whole)))
+    }
+
+    /// Plans the pass in which `reader` reads `images` whole without running it, for ``plan(options:supplying:keeping:)``.
+    static func planPass(
+        reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool = false, monitor: RunMonitor
+    ) throws {
+        let options = monitor.options
+        monitor.recordPass(
+            try PassPlan.make(
+                reader: reader, roots: images, tileSize: options.tileSize,
+                ahead: ParallelSource.ahead(role: role, threads: options.threads),
+                diskThreshold: options.diskThreshold, sparse: sparse))
+    }
+
+    /// Plans the pass in which `reader` reads `images` whole (``PassPlan``), sets their images up to serve
+    /// it as planned, and returns what the reader reads them through, one for each.
+    static func beginPass(
+        reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool, monitor: RunMonitor
+    ) throws -> [ParallelSource] {
+        guard !images.isEmpty else { return [] }
+        let progress = PassProgress(roots: images.count)
+        let options = monitor.options
+        let plan = try PassPlan.make(
+            reader: reader, roots: images, tileSize: options.tileSize,
+            ahead: ParallelSource.ahead(role: role, threads: options.threads), diskThreshold: options.diskThreshold,
+            sparse: sparse, apply: progress)
+        monitor.recordPass(plan)
+        return images.enumerated().map { root, image in
+            ParallelSource(image: image, monitor: monitor, role: role, progress: progress, root: root)
+        }
     }
 
     /// A failure while `node` ran, named after the node whose pixels failed.
@@ -298,65 +346,19 @@ extension Graph {
         return RunError(location: node.location, node: node.name, op: node.declaration.op, cause: error)
     }
 
-    /// Turns on the caches of the scheduled images `image`'s kernel reads with a margin, so that
-    /// neighbouring tiles share the rows they both read instead of rendering them twice; not for a
-    /// source that keeps those rows decoded itself (a TIFF reader's strips), where a cache would be one
-    /// more copy of them.
-    static func enableCaches(for image: Image, tileSize: Int) {
-        guard let kernelSource = image.source as? KernelSource else { return }
-        for (index, readHeight) in cachedReads(of: kernelSource, extent: image.extent, tileSize: tileSize) {
-            guard let source = kernelSource.inputs[index].image.source as? ScheduledSource else { continue }
-            if RenderPlan.Window.sourceKeeps(readHeight: readHeight, tileSize: tileSize, keptRows: source.keptRows) {
-                source.keepRows()
-            } else {
-                source.enableCache(readHeight: readHeight)
-            }
-        }
-    }
-
-    /// The inputs of a kernel making an image of `extent` whose tiles read overlapping regions, larger
-    /// than a tile (margins), by index, and how many rows a tile reads of each: these want a cache.
-    static func cachedReads(of kernelSource: KernelSource, extent: Rect, tileSize: Int) -> [(index: Int, rows: Int)] {
-        // A tile in the middle of the output stands for all: away from the edges, where kernels clamp.
-        // Its neighbours to the right and below tell whether tiles read overlapping input regions;
-        // where they do not (a shrink's rows pass, whose tiles read disjoint rows) nothing is reused.
-        let probe = Rect(
-            x: extent.width / 2 / tileSize * tileSize, y: extent.height / 2 / tileSize * tileSize, width: tileSize,
-            height: tileSize
-        ).intersection(extent)
-        let neighbours = [probe.offsetBy(dx: tileSize, dy: 0), probe.offsetBy(dx: 0, dy: tileSize)]
-            .map { $0.intersection(extent) }.filter { !$0.isEmpty }
-        return kernelSource.inputs.indices.compactMap { index in
-            let region = kernelSource.kernel.inputRegion(for: probe, input: index)
-            let shared = neighbours.contains {
-                !kernelSource.kernel.inputRegion(for: $0, input: index).intersection(region).isEmpty
-            }
-            return shared && (region.width > probe.width || region.height > probe.height)
-                ? (index, region.height) : nil
-        }
-    }
-
     /// A node may return a chain of kernels (resize: a rows pass, then a columns pass). Every image in
-    /// the chain that is not another node's output is scheduled like a node's output, under the
-    /// node's name: its requests go through cells (cached where its readers overlap), so a stage
-    /// whose reader asks for a tall region (a big shrink's columns pass) renders it a cell at a time,
-    /// each cell reading only its own part of the input.
+    /// the chain that is not another node's output is scheduled like a node's output, under the node's
+    /// name, so that each pass's plan (``PassPlan``) decides how it is served: a stage whose reader asks
+    /// for a tall region (a big shrink's columns pass) is then rendered a cell at a time, each cell
+    /// reading only its own part of the input.
     static func scheduleStages(of image: Image, node: String, op: String, monitor: RunMonitor) -> Image {
         guard let kernelSource = image.source as? KernelSource else { return image }
-        let tileSize = monitor.options.tileSize
-        let probe = Rect(x: 0, y: 0, width: tileSize, height: tileSize).intersection(image.extent)
         var staged = false
-        let inputs = kernelSource.inputs.enumerated().map { index, input -> KernelInput in
+        let inputs = kernelSource.inputs.map { input -> KernelInput in
             guard input.image.source is KernelSource else { return input }
             staged = true
             let inner = scheduleStages(of: input.image, node: node, op: op, monitor: monitor)
-            enableCaches(for: inner, tileSize: tileSize)
-            let source = ScheduledSource(node: node, op: op, image: inner, monitor: monitor)
-            // Cells even where tiles share nothing: they are what splits a tall request into pieces.
-            let region = kernelSource.kernel.inputRegion(for: probe, input: index)
-            if region.width > probe.width || region.height > probe.height {
-                source.enableCache(readHeight: region.height)
-            }
+            let source = ScheduledSource(node: node, op: op, image: inner, monitor: monitor, isStage: true)
             return KernelInput(inner.withSource(source), edge: input.edge)
         }
         guard staged else { return image }
@@ -398,23 +400,29 @@ extension GraphNode {
             }
         }
         var inputValues: [String: NodeValue] = [:]
-        var barriers: [ParallelSource] = []
-        for (name, reference) in inputs {
+        var wholeReads: [(name: String, image: Image)] = []
+        for (name, reference) in inputs.sorted(by: { $0.key < $1.key }) {
             guard let value = values[reference.node + "." + reference.port] else {
                 throw NodeConfigurationError("\(name): '\(reference.text)' produced no value")
             }
             if case .image(let image) = value, declaration.access == .sink {
                 try checkOutputSize(image, limit: monitor.options.maxOutputPixels)
             }
-            // Sinks and global nodes read whole images: those reads are split into tiles for the workers.
-            if case .image(let image) = value, readsWholeImages {
-                let parallel = ParallelSource(
-                    image: image, monitor: monitor, role: declaration.access == .sink ? .sink : .global)
-                barriers.append(parallel)
-                inputValues[name] = .image(image.withSource(parallel))
+            if case .image(let image) = value, readsWholeImages, declaration.input(named: name)?.readsPixels != false {
+                wholeReads.append((name, image))
             } else {
                 inputValues[name] = value
             }
+        }
+        // Sinks and global nodes read whole images: a pass, planned from the requests it will make, whose
+        // reads are split into tiles for the workers.
+        let role: ParallelSource.Role = declaration.access == .sink ? .sink : .global
+        let roots = wholeReads.map(\.image)
+        let barriers = try Graph.beginPass(
+            reader: self.name, images: roots, role: role, sparse: declaration.info.readsRegions, monitor: monitor)
+        defer { PassPlan.end(roots: roots) }
+        for (read, parallel) in zip(wholeReads, barriers) {
+            inputValues[read.name] = .image(read.image.withSource(parallel))
         }
         let node = try declaration.instantiate(parameters: parameterValues, inputs: inputValues)
         if takesUpstream {
@@ -439,6 +447,22 @@ extension GraphNode {
             throw NodeConfigurationError("did not produce its output '\(output.name)'")
         }
         return outputs
+    }
+}
+
+extension GraphNode {
+    /// Plans the pass in which this node (a sink or a global node) reads its image inputs, without running.
+    func planPass(reading values: [String: NodeValue], monitor: RunMonitor) throws {
+        let images = inputs.sorted(by: { $0.key < $1.key }).compactMap { name, reference -> Image? in
+            guard declaration.input(named: name)?.readsPixels != false,
+                case .image(let image)? = values[reference.node + "." + reference.port]
+            else { return nil }
+            return image
+        }
+        guard !images.isEmpty else { return }
+        try Graph.planPass(
+            reader: self.name, images: images, role: declaration.access == .sink ? .sink : .global,
+            sparse: declaration.info.readsRegions, monitor: monitor)
     }
 }
 

@@ -28,28 +28,65 @@ final class ImageStore: Sendable {
         case ready
     }
 
-    /// A store for `facts`' image, cells of `cellWidth` x `cellHeight`; throws when the bytes cannot be
-    /// had (memory, or a temporary file when `inFile`).
-    init(facts: RenderPlan.SourceFacts, cellWidth: Int, cellHeight: Int, inFile: Bool) throws {
-        extent = Rect(width: facts.width, height: facts.height)
+    /// A store for an image of `extent` with `channels` channels in memory, kept in `format` (its file
+    /// samples, or Float32), cells of `cellWidth` x `cellHeight`; throws when the bytes cannot be had
+    /// (memory, or a temporary file when `inFile`).
+    /// Without `allocate`, the store only says what it would hold (for a plan made without running).
+    init(
+        extent: Rect, format: SampleFormat, channels: Int, cellWidth: Int, cellHeight: Int, inFile: Bool,
+        allocate: Bool = true
+    ) throws {
+        self.extent = extent
         self.cellWidth = cellWidth
         self.cellHeight = cellHeight
-        format = facts.storedFormat
-        rowBytes = saturatingProduct(facts.width, format.bytesPerPixel)
-        memory = try StoreMemory(bytes: facts.storedBytes, inFile: inFile)
-        encoder = Samples.encoder(
-            channels: facts.layout.channels, fileChannels: format.bands, depth: format.depth)
-        columns = (facts.width + cellWidth - 1) / cellWidth
-        let rows = (facts.height + cellHeight - 1) / cellHeight
+        self.format = format
+        rowBytes = saturatingProduct(extent.width, format.bytesPerPixel)
+        memory = try StoreMemory(bytes: allocate ? saturatingProduct(rowBytes, extent.height) : 1, inFile: inFile)
+        isAllocated = allocate
+        encoder = Samples.encoder(channels: channels, fileChannels: format.bands, depth: format.depth)
+        columns = (extent.width + cellWidth - 1) / cellWidth
+        let rows = (extent.height + cellHeight - 1) / cellHeight
         cells = Locked(Array(repeating: .empty, count: columns * rows))
     }
 
     var bytes: Int { memory.count }
+    /// False for a store that only says what it would hold (a plan made without running).
+    let isAllocated: Bool
 
-    /// Makes sure the cell at (`column`, `row`) is stored: rendered by `compute` into `scratch` if no
-    /// one has it, waited for if another worker is rendering it.
+    /// Marks the cell at (`column`, `row`) stored, in a store not allocated: a plan made without running
+    /// passes on to its next pass what this one would have stored.
+    func markPlanned(column: Int, row: Int) {
+        guard !isAllocated else { return }
+        cells.withLock { $0[row * columns + column] = .ready }
+    }
+
+    /// Whether the cell at (`column`, `row`) is stored.
+    func isReady(column: Int, row: Int) -> Bool {
+        cells.withLock { cells in
+            let index = row * columns + column
+            guard cells.indices.contains(index), case .ready = cells[index] else { return false }
+            return true
+        }
+    }
+
+    /// Makes sure the cell at (`column`, `row`) is stored: rendered by `compute` into `scratch` and
+    /// encoded, if no one has it, waited for if another worker is rendering it.
     func ensure(
         column: Int, row: Int, scratch: inout PixelBuffer, compute: (inout PixelBuffer) throws -> Void
+    ) throws {
+        try ensure(column: column, row: row) { region, bytes, rowBytes in
+            scratch.reshape(to: region)
+            try compute(&scratch)
+            scratch.encodeRows(with: encoder, into: bytes, rowBytes: rowBytes)
+        }
+    }
+
+    /// Makes sure the cell at (`column`, `row`) is stored: `write` writes its region's samples in the
+    /// store's format to the bytes given, rows `rowBytes` apart, if no one has it; waited for if another
+    /// worker is writing it.
+    func ensure(
+        column: Int, row: Int,
+        write: (_ region: Rect, _ bytes: UnsafeMutableRawPointer, _ rowBytes: Int) throws -> Void
     ) throws {
         let index = row * columns + column
         enum Step {
@@ -76,11 +113,7 @@ final class ImageStore: Sendable {
             do {
                 let region = Rect(x: column * cellWidth, y: row * cellHeight, width: cellWidth, height: cellHeight)
                     .intersection(extent)
-                scratch.reshape(to: region)
-                try compute(&scratch)
-                scratch.encodeRows(
-                    with: encoder, into: memory.base + region.minY * rowBytes + region.minX * format.bytesPerPixel,
-                    rowBytes: rowBytes)
+                try write(region, memory.base + region.minY * rowBytes + region.minX * format.bytesPerPixel, rowBytes)
                 cells.withLock { $0[index] = .ready }
                 pending.fulfil(.success(()))
             } catch {

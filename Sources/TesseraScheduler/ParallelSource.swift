@@ -20,10 +20,16 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     private let state = Locked(State())
     /// Set by ``passThrough()``.
     private let direct = Atomic<Bool>(false)
+    /// Told the lowest band not finished, for the caches of the pass (``Horizon``).
+    private let progress: PassProgress?
+    private let root: Int
 
     /// Bands rendered ahead of the writer take at most this much memory: for very wide images memory
     /// matters more than overlap.
     static let prefetchLimit = 64 << 20
+
+    /// Bands that may render beyond the lowest one not finished, at most: a writer's on several threads.
+    package static func ahead(role: Role, threads: Int) -> Int { role == .sink && threads > 1 ? 2 : 0 }
 
     /// Who reads: a writer gets bands rendered ahead of it; both count towards the run's progress.
     package enum Role {
@@ -31,10 +37,14 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         case global
     }
 
-    package init(image: Image, monitor: RunMonitor, role: Role) {
+    /// Reads `image` for a reader in `role`; `progress` learns, as root `root` of its pass, which band
+    /// is the lowest not finished.
+    package init(image: Image, monitor: RunMonitor, role: Role, progress: PassProgress? = nil, root: Int = 0) {
         self.image = image
         self.monitor = monitor
         self.role = role
+        self.progress = progress
+        self.root = root
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
@@ -246,8 +256,8 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
                 state.mode = mode
                 // With one thread, one thread renders: nothing is rendered beside the writer.
                 let bandBytes = Swift.max(1, image.width * tile * mode.bytesPerPixel(channels: image.channels))
-                state.window =
-                    role == .sink && monitor.options.threads > 1 ? Swift.min(2, Self.prefetchLimit / bandBytes) : 0
+                state.window = Swift.min(
+                    Self.ahead(role: role, threads: monitor.options.threads), Self.prefetchLimit / bandBytes)
             }
             // Bands above the request were read: their storage serves the next bands.
             for (row, band) in state.bands where row < firstRow {
@@ -265,7 +275,10 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
             state.nextRow = Swift.max(state.nextRow, firstRow)
             return ((firstRow...lastRow).compactMap { state.bands[$0] }, added)
         }
-        if added { monitor.pool.submit(self) }
+        if added {
+            reportProgress()
+            monitor.pool.submit(self)
+        }
         for band in needed {
             // The band's tiles no worker has taken yet are rendered here, then the others waited for.
             while let part = state.withLock({ $0.failure == nil ? band.claim(id: id) : nil }) {
@@ -341,6 +354,7 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
             band.finish(1)
             return
         }
+        defer { if band.isComplete { reportProgress() } }
         if let encoder = band.encoder {
             if monitor.options.floatTiles {
                 scratch.encodeRows(
@@ -361,6 +375,16 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         }
         monitor.advance(pixels: part.area)
         band.finish(1)
+    }
+
+    /// Tells the pass's progress the lowest band with tiles not rendered: the first of those kept that is
+    /// not complete, or the first not made yet.
+    private func reportProgress() {
+        guard let progress else { return }
+        // Under the lock, so that two workers' reports cannot land out of order.
+        state.withLock { state in
+            progress.set(root: root, band: state.bands.filter { !$0.value.isComplete }.map(\.key).min() ?? state.limit)
+        }
     }
 
     private func copy(_ band: Band, into target: inout PixelBuffer) {

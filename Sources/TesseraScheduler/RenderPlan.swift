@@ -1,18 +1,16 @@
 import TesseraCore
 
-/// What a run will do with each image, decided from the graph before any pixel is computed.
+/// What a run will do, decided from the graph before any pixel is computed.
 ///
 /// A run is a sequence of passes: each sink, each global node (saliency, normalize) and each output a
 /// program keeps reads its input images whole, one after another. A pass pulls tiles through the
-/// chain of images upstream of it. The plan records, for every image, which nodes read it in which
-/// pass, and decides how it is served:
-///
-/// - **stream**: one reader in each pass; nothing kept beyond the rows in flight.
-/// - **shared**: several readers in one pass; cells are kept while they read overlapping rows.
-/// - **materialize**: a source (a decoded file) read in several passes, or by readers that would ask
-///   in different orders: decoded once, kept whole (in its file's sample type where that is exact),
-///   in memory or, past ``RunOptions/diskThreshold``, in a temporary file that is unlinked as soon as
-///   it is made, so no exit leaves it behind (libvips' random-access loads do the same).
+/// chain of images upstream of it. This plan records, for every image, which nodes read it in which
+/// pass; an image a source makes (a decoded file) that is read in several passes is kept whole for the
+/// run (in its file's sample type where that is exact), in memory or, past ``RunOptions/diskThreshold``,
+/// in a temporary file that is unlinked as soon as it is made, so no exit leaves it behind (libvips'
+/// random-access loads do the same). Within each pass, how every image is served (streamed, a window
+/// of rows, kept whole for the pass) is that pass's own plan (``PassPlan``), made from the requests its
+/// readers make, when the pass begins; ``passPlans`` holds those known before the run.
 ///
 /// A source whose every reader only shrinks it, by enough, is decoded smaller (shrink-on-load:
 /// ``ImagePlan/shrinkOnLoad``), and served as above at that size.
@@ -36,65 +34,16 @@ package struct RenderPlan: Sendable {
         package var estimatedPixels: Int
     }
 
-    /// How an image is served.
+    /// How an image is served across the run.
     package enum Decision: Sendable, Equatable {
         /// Nothing reads its pixels.
         case unread
-        case stream
-        case shared
-        /// Kept whole: `bytes` (nil if the size is known only at run time), in memory or in a file.
+        /// Each pass that reads it decides (``PassPlan``); one that is not a source's is computed again
+        /// in each pass that reads it.
+        case perPass
+        /// Kept whole for the run: `bytes` (nil if the size is known only at run time), in memory or in a
+        /// file.
         case materialize(bytes: Int?, inFile: Bool)
-    }
-
-    /// The cells an image's cache keeps while its readers go down it: what the run gives an image whose
-    /// readers' tiles overlap (a blur's margins), a front-to-back decoder (whole-width cells, so going
-    /// back up does not start the decoding over), and a ``Decision/shared`` image.
-    package struct Window: Sendable, Equatable {
-        package var cellWidth: Int
-        package var cellHeight: Int
-        /// Rows of cells kept: enough for the tallest region a reader's tile asks for, and one more for
-        /// the workers already on the next band.
-        package var rows: Int
-        /// Cells kept at most: `rows` rows across the image.
-        package var cells: Int
-        /// Their samples' bytes, at most: the rows they span, across the cells of a row, or the image's
-        /// height where that is less (the bottom cells hold only the rows there).
-        package var bytes: Int
-
-        /// The window for readers whose tiles each ask for up to `readHeight` rows of an image `width`
-        /// x `height` kept in `bytesPerPixel` bytes a pixel (its native format's, or Float32's), tiles
-        /// `tileSize` square (``RunOptions/tileSize``), grown from
-        /// `previous`, an earlier reader's (its cell size stays). Cells are tiles, or whole rows of
-        /// `tileSize` for a `sequential` decoder; where a request is taller than a tile (a blur's
-        /// margins) they are a quarter of a tile tall, so the rows kept above and below a band are not
-        /// whole tiles: a sigma 2 blur keeps 384 rows, not 768.
-        package init(
-            readHeight: Int, tileSize tile: Int, width: Int, height: Int, sequential: Bool, bytesPerPixel: Int,
-            after previous: Self?
-        ) {
-            cellWidth = sequential ? width : tile
-            cellHeight = previous?.cellHeight ?? (readHeight > tile && tile >= 64 ? tile / 4 : tile)
-            rows = Swift.max((readHeight + cellHeight - 1) / cellHeight + 1, previous?.rows ?? 0, 2)
-            cells = (width + cellWidth - 1) / cellWidth * rows
-            bytes = saturatingProduct(
-                Swift.min(rows * cellHeight, height), cells / rows * cellWidth, bytesPerPixel)
-        }
-
-        /// Whether a source that keeps `keptRows` rows decoded (``KeepsDecodedRows``) serves readers whose
-        /// tiles each ask for up to `readHeight` rows without a cache: when those rows and a band more
-        /// (the workers on the next band, which the cache's window allows one row of cells for) fit.
-        package static func sourceKeeps(readHeight: Int, tileSize: Int, keptRows: Int) -> Bool {
-            keptRows >= readHeight + tileSize
-        }
-
-        /// "a window of 96 rows: 6 rows of 30 cells 256x16, 5.9 MB at most".
-        package var summary: String {
-            let across = cells / Swift.max(rows, 1)
-            return "a window of \(rows * cellHeight) rows: \(rows) rows of "
-                + (across == 1
-                    ? "whole-width cells \(cellWidth)x\(cellHeight)" : "\(across) cells \(cellWidth)x\(cellHeight)")
-                + ", \(describeBytes(bytes)) at most"
-        }
     }
 
     /// One reader of an image.
@@ -126,15 +75,6 @@ package struct RenderPlan: Sendable {
         package var sizeIsKnown: Bool
         /// A source decoded smaller than ``size`` because every reader shrinks it (nil: decoded whole).
         package var shrinkOnLoad: ShrinkOnLoad? = nil
-        /// The cells its cache keeps (nil: none, or not known before the run): set by the engine, which
-        /// builds the readers' kernels to ask what they read (``Window``).
-        package var window: Window? = nil
-        /// Set instead of ``window`` where readers read margins again from the rows the source keeps
-        /// decoded (``KeepsDecodedRows``): how many.
-        package var keptRows: Int? = nil
-        /// The format its pixels move in when not Float32: a decoder's (or a crop of one's) file
-        /// samples (``Image/nativeFormat``); set with ``window``.
-        package var format: SampleFormat? = nil
 
         package static func == (a: ImagePlan, b: ImagePlan) -> Bool {
             a.image == b.image && a.readers == b.readers && a.decision == b.decision
@@ -195,6 +135,9 @@ package struct RenderPlan: Sendable {
     package var passes: [Pass]
     /// Every image output of the nodes that run, in running order.
     package var images: [ImagePlan]
+    /// The plans of the passes that can be planned before the run, by the node that reads (the passes
+    /// whose images do not depend on what a global node finds).
+    package var passPlans: [String: PassPlan] = [:]
 
     /// About how many bytes a run of this plan holds at once with `threads` workers: the images kept
     /// whole in memory, the outputs of global nodes (kept whole), the windows of cached cells, and each
@@ -204,8 +147,9 @@ package struct RenderPlan: Sendable {
         var bytes = 0
         for image in images {
             if case .materialize(let kept?, false) = image.decision { bytes = saturatingSum(bytes, kept) }
-            bytes = saturatingSum(bytes, image.window?.bytes ?? 0)
         }
+        let held = passPlans.values.map(\.heldBytes).max() ?? 0
+        bytes = saturatingSum(bytes, held)
         for pass in passes where pass.kind == .global {
             guard let size = image(pass.node)?.decodedSize else { continue }
             bytes = saturatingSum(bytes, saturatingProduct(size.width, size.height, 4 * MemoryLayout<Float>.size))
@@ -341,40 +285,27 @@ extension RenderPlan {
                 let imageReaders = readers[image] ?? []
                 var plan = ImagePlan(
                     image: image, node: node.name, port: output.name, op: node.op, readers: imageReaders,
-                    decision: .stream, reason: "one reader in each pass", size: sizes[node.name],
-                    sizeIsKnown: sources[node.name] != nil)
+                    decision: .perPass, reason: "", size: sizes[node.name], sizeIsKnown: sources[node.name] != nil)
                 let passCount = plan.passes.count
-                let perPass = Dictionary(grouping: imageReaders, by: \.pass).values.map { Set($0.map(\.node)).count }
-                let mostInOnePass = perPass.max() ?? 0
                 let source = node.access == .source && !node.isSupplied
                 plan.shrinkOnLoad = sources[node.name].flatMap { facts in
                     Self.shrinkOnLoad(facts, readers: imageReaders.compactMap { byName[$0.node] })
                 }
                 let facts = sources[node.name].map { $0.shrunk(by: plan.shrinkOnLoad?.shrink ?? 1) }
-                let reorders = imageReaders.contains { byName[$0.node]?.access == .geometry }
                 if imageReaders.isEmpty {
                     plan.decision = .unread
                     plan.reason = "no node reads its pixels"
                 } else if source && passCount > 1 {
                     plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
                     plan.reason = "read in \(passCount) passes: decoded once, kept until the last"
-                } else if source && facts?.sequential == true && mostInOnePass > 1 && reorders {
-                    plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
-                    plan.reason = "decoded front to back, and its readers ask for rows in different orders"
-                } else if source && facts?.sequential == true
-                    && imageReaders.contains(where: { byName[$0.node]?.readsRegions == true })
-                {
-                    plan.decision = .materialize(bytes: facts?.storedBytes, inFile: false)
-                    plan.reason = "decoded front to back, and a reader asks for regions in any order"
-                } else if mostInOnePass > 1 {
-                    plan.decision = .shared
-                    plan.reason = "\(mostInOnePass) readers in one pass: cells kept while they overlap"
                 } else if passCount > 1 {
                     let holds = node.access == .global && !node.outputReadsInput
                     plan.reason =
                         holds
                         ? "the node's own results, read in \(passCount) passes"
                         : "computed again in each of its \(passCount) passes"
+                } else {
+                    plan.reason = "read in one pass"
                 }
                 if case .materialize(let bytes?, _) = plan.decision, bytes > diskThreshold {
                     plan.decision = .materialize(bytes: bytes, inFile: true)
@@ -405,12 +336,11 @@ extension RenderPlan {
 }
 
 extension RenderPlan.Decision {
-    /// "stream", "shared", "kept whole in memory, 768 KiB".
+    /// "as each pass decides", "kept whole in memory, 768 KiB".
     package var summary: String {
         switch self {
         case .unread: "not read"
-        case .stream: "stream"
-        case .shared: "shared window"
+        case .perPass: "as each pass decides"
         case .materialize(let bytes, let inFile):
             "kept whole " + (inFile ? "in a temporary file" : "in memory")
                 + (bytes.map { ", " + describeBytes($0) } ?? "")
@@ -429,6 +359,14 @@ extension RenderPlan: CustomStringConvertible {
             lines.append(
                 "  \(index + 1). \(pass.node) (\(kind)) renders \(pass.images.isEmpty ? "nothing" : pass.images.joined(separator: ", "))"
                     + (pass.estimatedPixels > 1 ? ", about \(Self.decimal(megapixels)) megapixels" : ""))
+            if let plan = passPlans[pass.node] {
+                lines.append(
+                    "    in bands of \(plan.tileSize) rows (\(plan.bands)), holding \(describeBytes(plan.heldBytes)) at most:"
+                )
+                lines.append(plan.description)
+            } else if !pass.images.isEmpty {
+                lines.append("    planned when it begins: what it reads depends on what an earlier pass finds")
+            }
         }
         lines.append("images:")
         for image in images {
@@ -436,14 +374,6 @@ extension RenderPlan: CustomStringConvertible {
             lines.append("  \(image.image) (\(image.op)\(size)): \(image.decision.summary); \(image.reason)")
             if let shrink = image.shrinkOnLoad {
                 lines.append("      " + shrink.summary(decodedSize: image.decodedSize))
-            }
-            if let format = image.format {
-                lines.append("      moves as \(format), the file's samples")
-            }
-            if let window = image.window {
-                lines.append("      cached in " + window.summary)
-            } else if let rows = image.keptRows {
-                lines.append("      margins read again from the \(rows) rows its decoder keeps, no cache")
             }
             if !image.readers.isEmpty {
                 let readers = image.readers.map { "\($0.node) (pass \($0.pass + 1))" }

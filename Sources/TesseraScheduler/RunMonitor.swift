@@ -143,6 +143,8 @@ package final class RunMonitor: Sendable {
     /// What threads that are not this run's workers recorded (none, unless a program renders a run's
     /// image from its own threads).
     private let stray = Locked(WorkerRecord())
+    /// The passes planned, in order (``PassPlan``).
+    private let passes = Locked<[PassPlan]>([])
     private let progress = Locked(Progress())
     private let finished = Atomic<Bool>(false)
     let pool: WorkerPool
@@ -282,6 +284,9 @@ package final class RunMonitor: Sendable {
     }
 
     /// What the run did; ends the run first (``finish()``), so every worker's record is complete.
+    /// Records the plan of a pass about to run, for the report.
+    package func recordPass(_ plan: PassPlan) { passes.withLock { $0.append(plan) } }
+
     package func report(order: [String]) -> RunReport {
         finish()
         var stats: [String: NodeStats] = [:]
@@ -292,7 +297,8 @@ package final class RunMonitor: Sendable {
         }
         return RunReport(
             seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, nodes: order.compactMap { stats[$0] },
-            spans: spans, threads: options.threads, bufferAllocations: recorded.reduce(0) { $0 + $1.allocations })
+            spans: spans, threads: options.threads, bufferAllocations: recorded.reduce(0) { $0 + $1.allocations },
+            passes: passes.withLock { $0 })
     }
 }
 
@@ -357,6 +363,8 @@ public struct RunReport: Sendable {
     public var values: [String: NodeValue] = [:]
     /// What the run decided for each image before it began.
     package var plan: RenderPlan?
+    /// How each pass served the images it read, as planned when it began.
+    package var passes: [PassPlan] = []
 
     /// The trace in Chrome's trace-event format (JSON): one complete event per node per region, the
     /// worker as the thread. It opens in Perfetto (ui.perfetto.dev) and chrome://tracing.

@@ -4,9 +4,11 @@ import TesseraCore
 /// A node's output as the scheduler serves it: every region rendered is timed and traced, cancellation
 /// is checked first, and, when readers would otherwise render the same pixels twice (overlapping
 /// margins, several readers, a front-to-back decoder), regions come from a cache of grid cells.
-package final class ScheduledSource: PixelSource, KeepsDecodedRows {
+package final class ScheduledSource: PixelSource {
     let node: String
     let op: String
+    /// An image inside the node's chain of kernels (a resize's rows pass), not its output.
+    let isStage: Bool
     let inner: any PixelSource
     let extent: Rect
     let channels: Int
@@ -15,61 +17,86 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
     let format: SampleFormat?
     /// Writes the image's pixels in ``format``.
     private let packer: SampleEncoder?
+    private let layout: PixelLayout
+    private let depth: SampleDepth
     private let monitor: RunMonitor
+    /// How the current pass serves it (``PassPlan``): cells kept, or nothing.
     private let cache = Locked<Cache?>(nil)
-    /// Set when the plan keeps this image whole; then it serves every request, instead of the cache.
-    private let store = Locked<ImageStore?>(nil)
+    /// Set when it is kept whole: for the run (the run's plan: read in several passes) or for a pass.
+    private let store = Locked<(store: ImageStore, forRun: Bool)?>(nil)
     /// For a front-to-back source: the first cell row not yet asked of it.
     private let nextSequentialRow = Atomic<Int>(0)
 
-    package init(node: String, op: String, image: Image, monitor: RunMonitor) {
+    package init(node: String, op: String, image: Image, monitor: RunMonitor, isStage: Bool = false) {
         self.node = node
         self.op = op
+        self.isStage = isStage
         self.inner = image.source
         self.extent = image.extent
         self.channels = image.channels
+        self.layout = image.layout
+        self.depth = image.depth
         self.monitor = monitor
         format = monitor.options.floatTiles ? nil : image.nativeFormat
         packer = format.map { image.encoder(for: $0) }
-        if image.source.prefersSequentialRows { enableCache(readHeight: monitor.options.tileSize) }
     }
 
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
     /// The cache and the store give back the samples rendered, so these are file samples if those are.
     package var givesFileSamples: Bool { inner.givesFileSamples }
-    package var keptRows: Int { (inner as? any KeepsDecodedRows)?.keptRows ?? 0 }
-    package func keepRows() { (inner as? any KeepsDecodedRows)?.keepRows() }
 
-    /// Caches cells for readers whose tiles each ask for up to `readHeight` rows (``RenderPlan/Window``,
-    /// which `tessera run --plan` prints).
-    package func enableCache(readHeight: Int) {
-        cache.withLock { cache in
-            let window = RenderPlan.Window(
-                readHeight: readHeight, tileSize: monitor.options.tileSize, width: extent.width,
-                height: extent.height, sequential: inner.prefersSequentialRows,
-                bytesPerPixel: format?.bytesPerPixel ?? channels * MemoryLayout<Float>.size, after: cache?.window)
-            if let existing = cache, existing.window.cells >= window.cells { return }
-            if let format {
-                cache = .packed(TileCache(window), format)
-            } else {
-                cache = .floats(TileCache(window))
+    /// The store that keeps it whole for the run, if the run's plan keeps it.
+    var keptStore: ImageStore? { store.withLock { $0?.forRun == true ? $0?.store : nil } }
+
+    /// Serves the pass about to start as its plan decided (``PassPlan``): caches of an earlier pass are
+    /// dropped first.
+    func serve(_ decision: ServingDecision, _ progress: PassProgress) throws {
+        endPass()
+        if keptStore != nil { return }
+        nextSequentialRow.store(0, ordering: .relaxed)
+        switch decision {
+        case .stream:
+            break
+        case .cells(let width, let height, let keepFrom):
+            let horizon = Horizon(keepFrom: keepFrom, progress: progress)
+            cache.withLock { cache in
+                if let format {
+                    cache = .packed(TileCache(cellWidth: width, cellHeight: height, horizon: horizon), format)
+                } else {
+                    cache = .floats(TileCache(cellWidth: width, cellHeight: height, horizon: horizon))
+                }
             }
+        case .whole(let cellWidth, let cellHeight, let inFile):
+            let made = try ImageStore(
+                extent: extent, format: format ?? SampleFormat(depth: .float32, bands: channels), channels: channels,
+                cellWidth: cellWidth, cellHeight: cellHeight, inFile: inFile)
+            store.withLock { $0 = (made, false) }
+            monitor.recordCache(node: node, op: op, bytes: made.bytes)
         }
     }
 
-    /// Keeps the image whole once rendered (the plan's "materialize"), in cells as the cache's.
-    package func materialize(_ facts: RenderPlan.SourceFacts, inFile: Bool) throws {
+    /// Drops what the pass kept (not a store the run keeps).
+    func endPass() {
+        cache.withLock { $0 = nil }
+        store.withLock { if $0?.forRun == false { $0 = nil } }
+    }
+
+    /// Keeps the image whole for the run once rendered (the plan's "materialize"), in cells as the
+    /// cache's.
+    /// Without `allocate`, it is only marked kept (for a plan made without running).
+    package func materialize(_ facts: RenderPlan.SourceFacts, inFile: Bool, allocate: Bool = true) throws {
         let tile = monitor.options.tileSize
         let made = try ImageStore(
-            facts: facts, cellWidth: inner.prefersSequentialRows ? extent.width : tile, cellHeight: tile,
-            inFile: inFile)
-        store.withLock { $0 = made }
-        monitor.recordCache(node: node, op: op, bytes: made.bytes)
+            extent: extent, format: format ?? facts.storedFormat, channels: channels,
+            cellWidth: inner.prefersSequentialRows ? extent.width : tile, cellHeight: tile, inFile: inFile,
+            allocate: allocate)
+        store.withLock { $0 = (made, true) }
+        if allocate { monitor.recordCache(node: node, op: op, bytes: made.bytes) }
     }
 
     package func render(into target: inout PixelBuffer) throws {
         if monitor.cancellation.isCancelled { throw CancellationError() }
-        if let store = store.withLock({ $0 }) {
+        if let store = store.withLock({ $0?.store }) {
             try render(into: &target, from: store)
             return
         }
@@ -96,9 +123,10 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
         rowBytes: Int
     ) throws {
         if monitor.cancellation.isCancelled { throw CancellationError() }
-        if let store = store.withLock({ $0 }), store.holds(encoder) {
-            try fill(region, from: store)
-            store.copy(region, into: bytes, rowBytes: rowBytes)
+        let stored = store.withLock { $0?.store }
+        if let stored, stored.holds(encoder) {
+            try fill(region, from: stored)
+            stored.copy(region, into: bytes, rowBytes: rowBytes)
             return
         }
         let cached = cache.withLock { $0 }
@@ -109,7 +137,7 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
             }
             return
         }
-        if store.withLock({ $0 }) != nil || cached != nil {
+        if stored != nil || cached != nil {
             try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
             return
         }
@@ -123,14 +151,24 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
         store.read(into: &target)
     }
 
-    /// Makes sure every cell of the store that `region` touches is rendered.
+    /// Makes sure every cell of the store that `region` touches is rendered: packed by the node's source
+    /// where the store keeps its native format (a decoder copies its rows), else rendered and encoded.
     private func fill(_ region: Rect, from store: ImageStore) throws {
         // Taken at a whole cell's size, so that reshaping it to each cell never grows (zero-fills) it.
         var scratch = PixelBuffer.scratch(
             region: Rect(x: 0, y: 0, width: store.cellWidth, height: store.cellHeight), channels: channels)
         defer { scratch.recycle() }
+        let packed = packer.flatMap { store.holds($0) ? $0 : nil }
         try forEachCell(of: region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
-            try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }
+            if let packed {
+                try store.ensure(column: column, row: row) { cell, bytes, rowBytes in
+                    try measured(cell) {
+                        try inner.encode(cell, with: packed, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+                    }
+                }
+            } else {
+                try store.ensure(column: column, row: row, scratch: &scratch) { try renderInner(into: &$0) }
+            }
         }
     }
 
@@ -220,13 +258,6 @@ package final class ScheduledSource: PixelSource, KeepsDecodedRows {
 enum Cache: Sendable {
     case floats(TileCache<PixelBuffer>)
     case packed(TileCache<PackedCell>, SampleFormat)
-
-    var window: RenderPlan.Window {
-        switch self {
-        case .floats(let cache): cache.window
-        case .packed(let cache, _): cache.window
-        }
-    }
 }
 
 /// An error thrown while rendering a node's pixels, with the node it came from: pixels render lazily,
@@ -236,8 +267,9 @@ package struct RenderFailure: Error {
     package let error: any Error
 }
 
-/// Rendered cells of one image, the topmost dropped first. A cell being rendered by one worker
-/// is waited for by the others (``Pending``), never rendered twice at once.
+/// Rendered cells of one image during a pass, each rendered once and dropped once no band still to
+/// finish reads its rows (``Horizon``). A cell being rendered by one worker is waited for by the others
+/// (``Pending``), never rendered twice at once.
 final class TileCache<Cell: CachedCell>: Sendable {
     struct Key: Hashable {
         var column: Int
@@ -245,7 +277,7 @@ final class TileCache<Cell: CachedCell>: Sendable {
     }
 
     private enum Entry {
-        case ready(Cell, lastUse: Int)
+        case ready(Cell)
         case pending(Pending<Cell>)
     }
 
@@ -256,27 +288,31 @@ final class TileCache<Cell: CachedCell>: Sendable {
     }
 
     private struct State {
-        var entries: [Key: Entry] = [:]
-        var clock = 0
+        /// By row of cells, then column.
+        var rows: [Int: [Int: Entry]] = [:]
+        /// Rows of cells above this one were dropped (or never kept).
+        var firstKeptRow = 0
         var bytes = 0
-        /// Evicted cells' storage, handed out again so big cells are not allocated (and page-faulted)
+        /// Dropped cells' storage, handed out again so big cells are not allocated (and page-faulted)
         /// anew each time. Shared by the workers, unlike their spares (``PixelBuffer/scratch``): one
         /// worker may drop the cells another renders next.
         var spare: [Cell] = []
     }
 
-    /// Its cells' size and how many it keeps.
-    let window: RenderPlan.Window
-    var cellWidth: Int { window.cellWidth }
-    var cellHeight: Int { window.cellHeight }
-    var capacity: Int { window.cells }
+    let cellWidth: Int
+    let cellHeight: Int
+    private let horizon: Horizon?
     private let state = Locked(State())
 
-    init(_ window: RenderPlan.Window) {
-        self.window = window
+    /// A cache of `cellWidth` x `cellHeight` cells that keeps the rows `horizon` says are still needed
+    /// (all of them without one).
+    init(cellWidth: Int, cellHeight: Int, horizon: Horizon?) {
+        self.cellWidth = cellWidth
+        self.cellHeight = cellHeight
+        self.horizon = horizon
     }
 
-    /// An evicted cell, to render a new cell into, when there is one (its samples are stale; the
+    /// A dropped cell, to render a new cell into, when there is one (its samples are stale; the
     /// caller overwrites them all).
     func recycled() -> Cell? {
         state.withLock { $0.spare.popLast() }
@@ -287,16 +323,14 @@ final class TileCache<Cell: CachedCell>: Sendable {
         _ key: Key, held: (Int) -> Void, compute: () throws -> Cell
     ) throws -> Cell {
         let step = state.withLock { state -> Step in
-            state.clock += 1
-            switch state.entries[key] {
-            case .ready(let buffer, _)?:
-                state.entries[key] = .ready(buffer, lastUse: state.clock)
+            switch state.rows[key.row]?[key.column] {
+            case .ready(let buffer)?:
                 return .hit(buffer)
             case .pending(let pending)?:
                 return .wait(pending)
             case nil:
                 let pending = Pending<Cell>()
-                state.entries[key] = .pending(pending)
+                state.rows[key.row, default: [:]][key.column] = .pending(pending)
                 return .compute(pending)
             }
         }
@@ -310,11 +344,11 @@ final class TileCache<Cell: CachedCell>: Sendable {
             let bytes = state.withLock { state -> Int in
                 switch result {
                 case .success(let buffer):
-                    state.entries[key] = .ready(buffer, lastUse: state.clock)
+                    state.rows[key.row, default: [:]][key.column] = .ready(buffer)
                     state.bytes += buffer.byteCount
-                    evict(&state)
+                    drop(&state)
                 case .failure:
-                    state.entries[key] = nil
+                    state.rows[key.row]?[key.column] = nil
                 }
                 return state.bytes
             }
@@ -324,22 +358,21 @@ final class TileCache<Cell: CachedCell>: Sendable {
         }
     }
 
-    /// Drops the topmost cells, least recently used first among them. Readers move down the image, so
-    /// the top row is the one done with; plain LRU would drop cells at the ends of the rows below it,
-    /// which workers starting the next band (one from each end) are about to read again.
-    private func evict(_ state: inout State) {
-        while state.entries.count > capacity {
-            var oldest: (Key, Int, Int)?
-            for (key, entry) in state.entries {
-                guard case .ready(let buffer, let lastUse) = entry else { continue }
-                if let current = oldest, (key.row, lastUse) >= (current.0.row, current.1) { continue }
-                oldest = (key, lastUse, buffer.byteCount)
+    /// Drops the rows of cells that end above the first row a band not finished reads.
+    private func drop(_ state: inout State) {
+        guard let horizon else { return }
+        let firstNeeded = horizon.firstNeededRow / cellHeight
+        while state.firstKeptRow < firstNeeded {
+            if let row = state.rows.removeValue(forKey: state.firstKeptRow) {
+                // Storage is kept for the cells below, which are about to be rendered (the workers may be a
+                // few rows of cells apart).
+                for entry in row.values {
+                    guard case .ready(let cell) = entry else { continue }
+                    state.bytes -= cell.byteCount
+                    if state.spare.count < Swift.max(2, 4 * row.count) { state.spare.append(cell) }
+                }
             }
-            guard let (key, _, count) = oldest else { return }
-            if case .ready(let buffer, _)? = state.entries.removeValue(forKey: key), state.spare.count < 2 {
-                state.spare.append(buffer)
-            }
-            state.bytes -= count
+            state.firstKeptRow += 1
         }
     }
 }

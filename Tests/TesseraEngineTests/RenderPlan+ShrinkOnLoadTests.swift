@@ -141,11 +141,11 @@ import Testing
     /// Progress, `run --plan` and `dot --plan` count or show the smaller decode.
     @Test func thePlanShowsAndCountsTheSmallerDecode() throws {
         let (graph, plan) = try Self.planned(Self.saving("r: { op: resize, input: photo, width: 160 }"))
-        #expect(graph.dot(plan: plan).contains("→ stream\\ndecoded at 1/4"))
+        #expect(graph.dot(plan: plan).contains("load\\npath: p.jpg\\ndecoded at 1/4"))
         #expect(plan.image("photo")?.shrinkOnLoad?.shrink == 4)
         #expect(
             plan.description.contains(
-                "  photo (load 6400x4270): stream; one reader in each pass\n"
+                "  photo (load 6400x4270): as each pass decides; read in one pass\n"
                     + "      decoded at 1/4 scale, 1600x1068 (every reader shrinks it by 39.91 or more, the rest "
                     + "of it by 9.98)\n"))
         // The photo's 1600x1068 pixels, and the resize's estimate (the largest image it reads: the

@@ -33,9 +33,9 @@ import Testing
             """)
         #expect(plan.passes.map(\.node) == ["out"])
         #expect(plan.passes[0].images == ["soft", "photo"])
-        #expect(plan.image("photo")?.decision == .stream)
+        #expect(plan.image("photo")?.decision == .perPass)
         #expect(plan.image("photo")?.readers == [RenderPlan.Reader(node: "soft", pass: 0)])
-        #expect(plan.image("soft")?.decision == .stream)
+        #expect(plan.image("soft")?.decision == .perPass)
     }
 
     /// The heat-map example: the photo is read by saliency, then again by the composite that writes.
@@ -55,7 +55,7 @@ import Testing
         // `like` takes the size only: resize is not a reader of the photo's pixels.
         #expect(photo.readers.map(\.node) == ["heat", "over"])
         // The saliency map is the node's own result, read once.
-        #expect(plan.image("heat")?.decision == .stream)
+        #expect(plan.image("heat")?.decision == .perPass)
     }
 
     @Test func samplesThatAreNotFileSamplesAreKeptAsFloats() throws {
@@ -81,54 +81,6 @@ import Testing
         #expect(
             try Self.plan(graph, diskThreshold: bytes - 1).image("photo")?.decision
                 == .materialize(bytes: bytes, inFile: true))
-    }
-
-    /// A node that reads regions in any order (a plugin's run_v3: a detector's strips, then a face's crop)
-    /// from a source decoded front to back: the source is kept whole, so no read starts the decoding
-    /// over. A source read anywhere at no cost (a tiled file) still streams.
-    @Test(arguments: [true, false])
-    func aSourceReadInRegionsIsKeptWholeWhenItDecodesFrontToBack(_ sequential: Bool) throws {
-        let nodes = [
-            RenderPlan.Node(name: "photo", op: "load", access: .source, outputs: [("output", true)], pixelInputs: []),
-            RenderPlan.Node(
-                name: "faces", op: "detectFaces", access: .global, readsRegions: true, outputs: [("faces", false)],
-                pixelInputs: [("photo", "output")]),
-            RenderPlan.Node(name: "a", op: "save", access: .sink, outputs: [], pixelInputs: []),
-        ]
-        let plan = RenderPlan(
-            nodes: nodes, sources: ["photo": Self.rgb(512, 512, sequential: sequential)],
-            diskThreshold: RunOptions.defaultDiskThreshold)
-        #expect(
-            plan.image("photo")?.decision == (sequential ? .materialize(bytes: 512 * 512 * 3, inFile: false) : .stream))
-    }
-
-    @Test func twoReadersInOnePassShareAWindow() throws {
-        let plan = try Self.plan(
-            """
-            photo: { op: load, path: p.png }
-            soft: { op: gaussianBlur, input: photo, sigma: 4 }
-            mix: { op: composite, input: soft, background: photo }
-            out: { op: save, input: mix, path: o.png }
-            """)
-        #expect(plan.passes.count == 1)
-        #expect(plan.image("photo")?.decision == .shared)
-        #expect(Set(plan.image("photo")?.readers.map(\.node) ?? []) == ["soft", "mix"])
-    }
-
-    /// A crop asks for rows in another order than the point reader beside it: a front-to-back decoder
-    /// would start over.
-    @Test func aSequentialSourceReadThroughGeometryAndDirectlyIsKeptWhole() throws {
-        let graph = """
-            photo: { op: load, path: p.png }
-            part: { op: crop, input: photo, rect: [0, 256, 512, 256] }
-            moved: { op: resize, input: part, width: 512, height: 512 }
-            mix: { op: composite, input: moved, background: photo }
-            out: { op: save, input: mix, path: o.png }
-            """
-        #expect(try Self.plan(graph).image("photo")?.decision == .materialize(bytes: 512 * 512 * 3, inFile: false))
-        // A tiled file reads any region at the same cost: the readers share cells instead.
-        let tiled = try Self.plan(graph, sources: ["photo": Self.rgb(512, 512, sequential: false)])
-        #expect(tiled.image("photo")?.decision == .shared)
     }
 
     /// normalize reads its input once to find the range, and again, tile by tile, when its output is
@@ -166,7 +118,7 @@ import Testing
         #expect(plan.passes.map(\.node) == ["soft", "out"])
         #expect(plan.passes.map(\.kind) == [.kept, .sink])
         // A supplied image is in memory already: read twice, but nothing to decode.
-        #expect(plan.image("photo")?.decision == .stream)
+        #expect(plan.image("photo")?.decision == .perPass)
         #expect(plan.image("soft")?.passes == [0, 1])
     }
 

@@ -51,7 +51,7 @@ import Testing
                 try ImageFile.load(path: folder.appendingPathComponent(name).path).1.pixels()
             }
             let one = try run(["a: \(node)", "o: { op: save, input: a, path: one.tif, depth: float }"], in: folder)
-            #expect(one.plan?.image("a")?.decision == .stream)
+            #expect(one.plan?.image("a")?.decision == .perPass)
             let two = try run(
                 [
                     "a: \(node)", "o: { op: save, input: a, path: x.tif, depth: float }",

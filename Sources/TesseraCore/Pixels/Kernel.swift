@@ -63,9 +63,9 @@ package final class KernelSource: PixelSource {
         self.channels = channels
     }
 
-    /// A translation of file samples (a crop of a decoded image) is file samples itself.
+    /// Moved file samples (a crop or a turn of a decoded image) are file samples themselves.
     package var givesFileSamples: Bool {
-        kernel is any TranslationKernel && inputs.count == 1 && inputs[0].image.source.givesFileSamples
+        kernel is any MoveKernel && inputs.count == 1 && inputs[0].image.source.givesFileSamples
     }
 
     package func render(into output: inout PixelBuffer) throws {
@@ -103,6 +103,26 @@ package final class KernelSource: PixelSource {
             let from = region.offsetBy(dx: move.offset.x, dy: move.offset.y)
             if inputs[0].image.extent.contains(from) {
                 try inputs[0].image.encode(from, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+                return
+            }
+        }
+        if let move = kernel as? any MoveKernel, inputs.count == 1, let format = encoder.packed,
+            format == inputs[0].image.nativeFormat
+        {
+            // The input's samples, read in its format and moved.
+            let area = kernel.inputRegion(for: region, input: 0)
+            if inputs[0].image.extent.contains(area) {
+                let areaRowBytes = area.width * format.bytesPerPixel
+                var storage = [Float].scratch(count: (area.height * areaRowBytes + 3) / 4)
+                defer { storage.recycleScratch() }
+                try storage.withUnsafeMutableBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    try inputs[0].image.encode(
+                        area, with: encoder, scratch: &scratch, into: base, rowBytes: areaRowBytes)
+                    move.move(
+                        from: PackedSamples(region: area, format: format, base: base, rowBytes: areaRowBytes),
+                        into: bytes, rowBytes: rowBytes, region: region)
+                }
                 return
             }
         }
@@ -362,7 +382,7 @@ extension Image {
 extension Image {
     /// The pixels a `region` reaching past the extent reads with ``EdgeMode/clamp``: its corners'
     /// coordinates clamped into the extent, and all between.
-    func clampedInside(_ region: Rect) -> Rect {
+    package func clampedInside(_ region: Rect) -> Rect {
         let x0 = Swift.min(Swift.max(region.minX, 0), width - 1)
         let x1 = Swift.min(Swift.max(region.maxX - 1, 0), width - 1)
         let y0 = Swift.min(Swift.max(region.minY, 0), height - 1)

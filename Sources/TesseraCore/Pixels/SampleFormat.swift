@@ -193,10 +193,61 @@ public protocol FormatKernel: ImageKernel {
 /// itself from the 256 values, so the bytes are those of rendering each pixel.
 public protocol ChannelKernel: ImageKernel {}
 
+/// A kernel whose output is its single input's pixels moved, samples unchanged: a crop, a flip, a
+/// quarter turn. The scheduler moves such an image's pixels in the input's own format (3 bytes a pixel
+/// for 8-bit RGB) without converting them, and its samples are file samples where the input's are.
+public protocol MoveKernel: ImageKernel {
+    /// The input pixel that output pixel (x, y) is.
+    func source(x: Int, y: Int) -> (x: Int, y: Int)
+    /// How far the input pixel moves when the output pixel moves one to the right.
+    var rowStep: (dx: Int, dy: Int) { get }
+}
+
+extension MoveKernel {
+    /// Moves `output.region`'s pixels from `input`, which covers ``ImageKernel/inputRegion(for:input:)``,
+    /// both packed in the same format.
+    public func move(from input: PackedSamples, into output: UnsafeMutableRawPointer, rowBytes: Int, region: Rect) {
+        let size = input.format.bytesPerPixel
+        let step = rowStep.dx * size + rowStep.dy * input.rowBytes
+        for row in 0..<region.height {
+            let start = source(x: region.minX, y: region.minY + row)
+            let from = input.pointer(x: start.x, y: start.y)
+            let to = output + row * rowBytes
+            if step == size {
+                to.copyMemory(from: from, byteCount: region.width * size)
+                continue
+            }
+            switch size {
+            case 1: Self.move(UInt8.self, from, step, to, region.width)
+            case 2: Self.move(UInt16.self, from, step, to, region.width)
+            case 3: Self.move((UInt16, UInt8).self, from, step, to, region.width)
+            case 4: Self.move(UInt32.self, from, step, to, region.width)
+            case 6: Self.move((UInt32, UInt16).self, from, step, to, region.width)
+            case 8: Self.move(UInt64.self, from, step, to, region.width)
+            case 12: Self.move((UInt64, UInt32).self, from, step, to, region.width)
+            default: Self.move((UInt64, UInt64).self, from, step, to, region.width)
+            }
+        }
+    }
+
+    /// Copies `count` pixels of `T`'s size, `step` bytes apart from `from`, next to each other at `to`.
+    @inline(__always)
+    private static func move<T>(
+        _ type: T.Type, _ from: UnsafeRawPointer, _ step: Int, _ to: UnsafeMutableRawPointer, _ count: Int
+    ) {
+        let size = MemoryLayout<T>.size
+        var source = from
+        for x in 0..<count {
+            (to + x &* size).copyMemory(from: source, byteCount: size)
+            source += step
+        }
+    }
+}
+
 /// A kernel whose output is its single input moved, samples unchanged: output pixel (x, y) is input
-/// pixel (x + `offset.x`, y + `offset.y`). Such a node (crop) moves samples in any format without
-/// converting them.
-public protocol TranslationKernel: ImageKernel {
+/// pixel (x + `offset.x`, y + `offset.y`). Such a node (crop) asks its input for the moved region
+/// itself, in whatever format it is read.
+public protocol TranslationKernel: MoveKernel {
     var offset: (x: Int, y: Int) { get }
 }
 
@@ -204,6 +255,9 @@ extension TranslationKernel {
     public func inputRegion(for output: Rect, input index: Int) -> Rect {
         output.offsetBy(dx: offset.x, dy: offset.y)
     }
+
+    public func source(x: Int, y: Int) -> (x: Int, y: Int) { (x + offset.x, y + offset.y) }
+    public var rowStep: (dx: Int, dy: Int) { (1, 0) }
 }
 
 /// Pixels held in memory in their own format, rows packed one after another: an image a program

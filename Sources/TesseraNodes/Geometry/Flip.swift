@@ -39,11 +39,17 @@ struct Flip: Node {
                 Image(mapping: input, with: kernel)))
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: MoveKernel {
         var width: Int
         var height: Int
         var horizontal: Bool
         var vertical: Bool
+
+        func source(x: Int, y: Int) -> (x: Int, y: Int) {
+            (horizontal ? width - 1 - x : x, vertical ? height - 1 - y : y)
+        }
+
+        var rowStep: (dx: Int, dy: Int) { (horizontal ? -1 : 1, 0) }
 
         /// The output region mirrored: output column `x` reads input column `width - 1 - x`.
         func inputRegion(for output: Rect, input index: Int) -> Rect {

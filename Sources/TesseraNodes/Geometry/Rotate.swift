@@ -104,10 +104,20 @@ struct Rotate: Node {
     }
 
     /// A turn by `quarter` times 90 degrees counter-clockwise, by copying.
-    struct QuarterTurn: ImageKernel {
+    struct QuarterTurn: MoveKernel {
         var width: Int
         var height: Int
         var quarter: Int
+
+        /// One output pixel right: one input row up (a quarter turn), one column left (a half turn) or
+        /// one row down (three quarters).
+        var rowStep: (dx: Int, dy: Int) {
+            switch quarter {
+            case 1: (0, 1)
+            case 2: (-1, 0)
+            default: (0, -1)
+            }
+        }
 
         /// The input pixel output pixel (x, y) copies.
         @inline(__always)
