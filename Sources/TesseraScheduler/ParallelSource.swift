@@ -28,8 +28,10 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     /// matters more than overlap.
     static let prefetchLimit = 64 << 20
 
-    /// Bands that may render beyond the lowest one not finished, at most: a writer's on several threads.
-    package static func ahead(role: Role, threads: Int) -> Int { role == .sink && threads > 1 ? 2 : 0 }
+    /// Bands that may render beyond the lowest one not finished, at most: a writer's on several threads,
+    /// one, so the workers render the next band while the writer writes this one. (Two kept the workers
+    /// no busier on 8K blurs and copies, and made every window upstream a band taller.)
+    package static func ahead(role: Role, threads: Int) -> Int { role == .sink && threads > 1 ? 1 : 0 }
 
     /// Who reads: a writer gets bands rendered ahead of it; both count towards the run's progress.
     package enum Role {
@@ -336,7 +338,12 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     /// Renders tile `part` of `band` into the band, through one of the worker's spare buffers; a
     /// failure ends the handing out.
     private func render(_ part: Rect, of band: Band) {
-        var scratch = PixelBuffer.scratch(region: part, channels: image.channels)
+        // For a writer's band the image encodes straight into it, taking room for Float32 pixels only if
+        // it converts them; otherwise the tile renders here.
+        var scratch =
+            band.encoder != nil && !monitor.options.floatTiles
+            ? PixelBuffer(region: .empty, channels: image.channels)
+            : PixelBuffer.scratch(region: part, channels: image.channels)
         defer { scratch.recycle() }
         let origin = band.storage.base + (part.minY - band.region.minY) * band.rowBytes
         do {

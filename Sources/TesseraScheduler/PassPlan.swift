@@ -295,8 +295,12 @@ private struct Planner {
 
         let tallest = requests.reduce(0) { Swift.max($0, $1.region.height) }
         let largest = requests.reduce(0) { Swift.max($0, $1.region.area) }
+        // A front-to-back decoder's cells are whole rows, at most 64: a window of such cells holds few
+        // rows more than the bands read. Others are tiles, a quarter of a tile tall where a tile reads
+        // more rows than a tile (margins), so that the rows kept above and below a band are not whole tiles.
         let cellWidth = sequential ? extent.width : tileSize
-        let cellHeight = !sequential && tallest > tileSize && tileSize >= 64 ? tileSize / 4 : tileSize
+        let cellHeight =
+            sequential ? Swift.min(tileSize, 64) : tallest > tileSize && tileSize >= 64 ? tileSize / 4 : tileSize
         let cells = Self.cells(
             of: requests, width: cellWidth, height: cellHeight, extent: extent, sequential: sequential,
             done: { _, _ in false })
@@ -327,7 +331,12 @@ private struct Planner {
             windowRows = Swift.max(windowRows, last - Swift.min(keepFrom[band], last))
         }
 
-        let overlaps = Self.overlap(requests.map(\.region), bucket: tileSize)
+        // Pixels asked for twice: a decoder keeps them, so that it decodes each once; a computed image
+        // renders them again where that is a small part (a resize's filter reaching a few rows into the
+        // next band), and its input then keeps them.
+        let unique = Self.unionArea(requests.map(\.region))
+        let computed = source.inner is KernelSource
+        let overlaps = asked > unique && (!computed || asked - unique > unique / 10)
         let large = largest > 4 * tileSize * tileSize
         var decision: ServingDecision
         if sparse && !sequential {
@@ -338,8 +347,13 @@ private struct Planner {
             entry.reason = "decoded front to back, and read in an order nothing predicts: kept whole, decoded once"
         } else if !sequential && !overlaps && !large {
             decision = .stream
-            entry.reason = requests.count == 1 ? "read once" : "each pixel read once: nothing kept"
-        } else if windowRows * 2 >= extent.height {
+            entry.reason =
+                requests.count == 1
+                ? "read once"
+                : asked == unique
+                    ? "each pixel read once: nothing kept"
+                    : "tiles read \(Self.percent(asked, of: unique)) of it: the few pixels read twice are computed again"
+        } else if windowRows * 4 >= extent.height * 3 {
             decision = .whole(cellWidth: cellWidth, cellHeight: cellHeight, inFile: wholeBytes > diskThreshold)
             entry.reason =
                 (sequential ? "decoded front to back, and " : "")
@@ -351,7 +365,7 @@ private struct Planner {
                 entry.reason = "decoded front to back: rows kept while the bands below read them again"
             } else if overlaps {
                 entry.reason =
-                    "tiles read \(Self.percent(asked, of: rendered)) of it (overlapping margins or "
+                    "tiles read \(Self.percent(asked, of: unique)) of it (overlapping margins or "
                     + "several readers): each cell rendered once, kept while later bands read it"
             } else {
                 entry.reason = "read in regions larger than tiles: rendered a cell at a time"
@@ -373,24 +387,33 @@ private struct Planner {
         return entry
     }
 
-    /// Whether any two of `regions` share a pixel. Regions are put in buckets of a `bucket`-pixel grid by
-    /// the cells they touch, and only regions sharing a bucket are compared.
-    static func overlap(_ regions: [Rect], bucket: Int) -> Bool {
-        var buckets: [Int: [Int]] = [:]
-        for (index, region) in regions.enumerated() where !region.isEmpty {
-            let columns = (region.minX / bucket)...((region.maxX - 1) / bucket)
-            let rows = (region.minY / bucket)...((region.maxY - 1) / bucket)
-            for row in rows {
-                for column in columns {
-                    let key = row &* 1_000_003 &+ column
-                    for other in buckets[key, default: []] where !regions[other].intersection(region).isEmpty {
-                        return true
-                    }
-                    buckets[key, default: []].append(index)
-                }
+    /// The pixels `regions` cover, each counted once: a sweep down the rows where regions begin or end,
+    /// merging the spans of the regions across each stretch of rows.
+    ///
+    /// - Complexity: O(s a log a) for s stretches of rows and a regions across each: for a regular
+    ///   tiling, about the number of tiles.
+    static func unionArea(_ regions: [Rect]) -> Int {
+        let sorted = regions.filter { !$0.isEmpty }.sorted { $0.minY < $1.minY }
+        let edges = Array(Set(sorted.flatMap { [$0.minY, $0.maxY] })).sorted()
+        var area = 0
+        var active: [Rect] = []
+        var next = 0
+        for (top, bottom) in zip(edges, edges.dropFirst()) {
+            active.removeAll { $0.maxY <= top }
+            while next < sorted.count && sorted[next].minY <= top {
+                active.append(sorted[next])
+                next += 1
             }
+            var covered = 0
+            var reach = Int.min
+            for span in active.sorted(by: { $0.minX < $1.minX }) {
+                if span.maxX <= reach { continue }
+                covered += span.maxX - Swift.max(span.minX, reach)
+                reach = span.maxX
+            }
+            area = saturatingSum(area, saturatingProduct(covered, bottom - top))
         }
-        return false
+        return area
     }
 
     /// "131%": how much `asked` is of `rendered`.

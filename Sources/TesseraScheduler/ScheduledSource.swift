@@ -154,11 +154,16 @@ package final class ScheduledSource: PixelSource {
     /// Makes sure every cell of the store that `region` touches is rendered: packed by the node's source
     /// where the store keeps its native format (a decoder copies its rows), else rendered and encoded.
     private func fill(_ region: Rect, from store: ImageStore) throws {
-        // Taken at a whole cell's size, so that reshaping it to each cell never grows (zero-fills) it.
-        var scratch = PixelBuffer.scratch(
-            region: Rect(x: 0, y: 0, width: store.cellWidth, height: store.cellHeight), channels: channels)
-        defer { scratch.recycle() }
         let packed = packer.flatMap { store.holds($0) ? $0 : nil }
+        // A source that writes its samples packed (a decoder copying its rows) needs no Float32 cell; one
+        // that converts allocates it then. Otherwise it is taken at a whole cell's size, so that reshaping
+        // it to each cell never grows (zero-fills) it.
+        var scratch =
+            packed != nil
+            ? PixelBuffer(region: .empty, channels: channels)
+            : PixelBuffer.scratch(
+                region: Rect(x: 0, y: 0, width: store.cellWidth, height: store.cellHeight), channels: channels)
+        defer { scratch.recycle() }
         try forEachCell(of: region, width: store.cellWidth, height: store.cellHeight) { column, row, _ in
             if let packed {
                 try store.ensure(column: column, row: row) { cell, bytes, rowBytes in
@@ -222,7 +227,8 @@ package final class ScheduledSource: PixelSource {
             ).intersection(extent)
             var cell = cache.recycled() ?? PackedCell(format: format)
             cell.reshape(to: region)
-            var scratch = PixelBuffer.scratch(region: region, channels: channels)
+            // Room for a source that converts Float32 pixels to write them, taken only if it does.
+            var scratch = PixelBuffer(region: .empty, channels: channels)
             defer { scratch.recycle() }
             let rowBytes = cell.rowBytes
             try cell.storage.withUnsafeMutableBytes { raw in

@@ -164,8 +164,8 @@ import TesseraNodes
 
     /// `run --plan` says what a blur's margins make the run keep of the photo: whole rows (a PNG decodes
     /// front to back) in cells of 32, from the one above the band (its margin, 8 rows at sigma 2) down
-    /// through the two bands the workers may render ahead and the cells below them: 160 rows. At the
-    /// default tiles, 256, that is most of the 512 rows: `dot --plan` shows the photo kept whole.
+    /// through the band the workers may render ahead and the cell below it: 128 rows. At the default
+    /// tiles, 256, that is most of the 512 rows: `dot --plan` shows the photo kept whole.
     @Test func planShowsTheCacheWindow() throws {
         try withTemporaryFolder { folder in
             try Self.writePhotoGraph(
@@ -177,8 +177,8 @@ import TesseraNodes
             #expect(plan.status == 0, "\(plan.stderr)")
             #expect(
                 plan.stdout.contains(
-                    // 160 x 512 pixels of 3 bytes: the cells keep the PNG's 8-bit RGB.
-                    "    photo (load) 512x512: a window of 160 rows, 240 KiB at most, renders 0.26 MP for 0.26\n"
+                    // 128 x 512 pixels of 3 bytes: the cells keep the PNG's 8-bit RGB.
+                    "    photo (load) 512x512: a window of 128 rows, 192 KiB at most, renders 0.26 MP for 0.26\n"
                         + "      decoded front to back: rows kept while the bands below read them again\n"
                         + "      moves as uint8 x 3, the file's samples"),
                 "\(plan.stdout)")

@@ -69,6 +69,14 @@ package final class KernelSource: PixelSource {
     }
 
     package func render(into output: inout PixelBuffer) throws {
+        if let sampleKernel = kernel as? any SampleKernel {
+            let region = output.region
+            let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
+            try renderFormats(region, regions: regions, packable: packable(regions)) { samples in
+                try sampleKernel.render(into: &output, from: samples)
+            }
+            return
+        }
         // The input buffers come from this thread's spares and go back to them: a worker rendering tile
         // after tile allocates nothing per tile.
         var buffers = SpareSamples.current.takeFrame()
@@ -127,13 +135,7 @@ package final class KernelSource: PixelSource {
             }
         }
         let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
-        // Packed where the region lies inside, or reaches past the edge of an input that clamps there
-        // (edge pixels repeat the same bytes); transparent edges are Float32 (alpha 0 even where the
-        // format has no alpha).
-        let packable = inputs.indices.map { index in
-            inputs[index].image.nativeFormat != nil
-                && (inputs[index].edge == .clamp || inputs[index].image.extent.contains(regions[index]))
-        }
+        let packable = packable(regions)
         // Strips pay where the output is narrower than Float32; a float file takes the tile.
         let strips = regions.allSatisfy { $0 == region } && encoder.packed?.depth != .float32
         let formatKernel = kernel as? any FormatKernel
@@ -155,6 +157,16 @@ package final class KernelSource: PixelSource {
         try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
     }
 
+    /// Which inputs can be read packed for `regions`: those with a native format, where the region lies
+    /// inside or reaches past the edge of an input that clamps there (edge pixels repeat the same bytes);
+    /// transparent edges are Float32 (alpha 0 even where the format has none).
+    private func packable(_ regions: [Rect]) -> [Bool] {
+        inputs.indices.map { index in
+            inputs[index].image.nativeFormat != nil
+                && (inputs[index].edge == .clamp || inputs[index].image.extent.contains(regions[index]))
+        }
+    }
+
     /// Renders each input's region, packed in its own format where `packable` says so (and the region
     /// lies inside it) or as Float32 with its edge mode, and hands them to `body`; the storage comes
     /// from the thread's spares and goes back to them.
@@ -174,7 +186,8 @@ package final class KernelSource: PixelSource {
             if packable[index], let format = input.image.nativeFormat {
                 let rowBytes = area.width * format.bytesPerPixel
                 var storage = [Float].scratch(count: (area.height * rowBytes + 3) / 4)
-                var scratch = PixelBuffer.scratch(region: area, channels: input.image.channels)
+                // Room for a source that converts Float32 pixels to write them, taken only if it does.
+                var scratch = PixelBuffer(region: .empty, channels: input.image.channels)
                 defer { scratch.recycle() }
                 try storage.withUnsafeMutableBytes { raw in
                     guard let base = raw.baseAddress else { return }

@@ -27,14 +27,17 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// Points this buffer at another region, reusing its storage: the samples are left as they were,
     /// for a source to overwrite. This is how a loop over bands or tiles avoids allocating (and
-    /// zero-filling) a buffer for each one.
+    /// zero-filling) a buffer for each one. Storage too small is swapped for the thread's best spare
+    /// (``scratch(region:channels:)``), so that an empty buffer handed to a source that may need room
+    /// costs nothing unless it does.
     public mutating func reshape(to newRegion: Rect) {
         let count = newRegion.area * channels
         if count <= samples.capacity {
             samples.resizeWithinCapacity(to: count)
         } else {
-            samples = [Float](repeating: 0, count: count)
-            Self.countAllocation()
+            let old = samples
+            samples = .scratch(count: count)
+            if old.capacity > 0 { old.recycleScratch() }
         }
         region = newRegion
     }

@@ -187,6 +187,20 @@ public protocol FormatKernel: ImageKernel {
     func render(into output: PackedOutput, from inputs: [KernelSamples]) throws -> Bool
 }
 
+/// A kernel that reads its inputs as they are held (``KernelSamples``: a decoded file's packed samples,
+/// 3 bytes a pixel for 8-bit RGB, or Float32) and renders Float32: a resize's rows pass reads a JPEG's rows
+/// packed and decodes each as it filters it, so no Float32 copy of its input region is made.
+public protocol SampleKernel: ImageKernel {
+    /// Renders `output.region` from `inputs`, each covering at least ``ImageKernel/inputRegion(for:input:)``.
+    func render(into output: inout PixelBuffer, from inputs: [KernelSamples]) throws
+}
+
+extension SampleKernel {
+    public func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) throws {
+        try render(into: &output, from: inputs.map { .floats($0) })
+    }
+}
+
 /// A point kernel each of whose output channels is a function of the same input channel alone
 /// (alpha of alpha): contrast, exposure, levels, a tone curve. From 8-bit samples to 8-bit samples
 /// the scheduler then renders it as a lookup table of 256 entries a channel, made by the kernel

@@ -183,7 +183,7 @@ extension Resize {
         case columns
     }
 
-    struct Kernel: ImageKernel {
+    struct Kernel: SampleKernel {
         let horizontal: Axis
         let vertical: Axis
         let nearest: Bool
@@ -252,6 +252,35 @@ extension Resize {
             }
         }
 
+        /// The rows pass reads a decoded file's rows packed, decoding each row as it filters it; other
+        /// stages, and Float32 inputs, render as ``render(into:from:)`` does.
+        func render(into output: inout PixelBuffer, from inputs: [KernelSamples]) throws {
+            switch inputs[0] {
+            case .floats(let buffer):
+                render(into: &output, from: [buffer])
+            case .packed(let packed) where stage == .rows && !nearest:
+                let region = output.region
+                let span = packed.region
+                var row = [Float].scratch(count: span.width * output.channels)
+                defer { row.recycleScratch() }
+                row.withUnsafeMutableBufferPointer { row in
+                    guard let scratch = row.baseAddress else { return }
+                    filterRows(
+                        rows: region.minY..<region.maxY, columns: region.minX..<region.maxX, firstColumn: span.minX,
+                        into: &output
+                    ) { y in
+                        packed.decode(x: span.minX, y: y, count: span.width, into: scratch)
+                        return UnsafePointer(scratch)
+                    }
+                }
+            case .packed(let packed):
+                var buffer = PixelBuffer.scratch(region: packed.region, channels: output.channels)
+                defer { buffer.recycle() }
+                packed.decode(into: &buffer)
+                render(into: &output, from: [buffer])
+            }
+        }
+
         // MARK: The two stages
 
         /// The horizontal pass of `output.region`'s rows (alpha left premultiplied): `input` covers those
@@ -271,12 +300,32 @@ extension Resize {
                 }
                 return
             }
+            input.samples.withUnsafeBufferPointer { samples in
+                guard let base = samples.baseAddress else { return }
+                let source = input.region
+                filterRows(rows: rows, columns: columns, firstColumn: source.minX, into: &output) { y in
+                    base + (y &- source.minY) &* input.rowLength
+                }
+            }
+        }
+
+        /// The horizontal pass of `rows` over `columns` into `output`, reading each input row from the
+        /// pointer `row` gives, at input column `firstColumn`.
+        private func filterRows(
+            rows: Range<Int>, columns: Range<Int>, firstColumn: Int, into output: inout PixelBuffer,
+            row: (Int) -> UnsafePointer<Float>
+        ) {
             output.samples.withUnsafeMutableBufferPointer { target in
                 guard let band = target.baseAddress else { return }
                 switch self.channels {
-                case .gray: filterRowsGray(input, rows: rows, columns: columns, into: band)
-                case .opaque: filterRowsRGBA(input, rows: rows, columns: columns, into: band, premultiply: false)
-                case .straightAlpha: filterRowsRGBA(input, rows: rows, columns: columns, into: band, premultiply: true)
+                case .gray: filterRowsGray(rows: rows, columns: columns, firstColumn: firstColumn, into: band, row: row)
+                case .opaque:
+                    filterRowsRGBA(
+                        rows: rows, columns: columns, firstColumn: firstColumn, into: band, premultiply: false, row: row
+                    )
+                case .straightAlpha:
+                    filterRowsRGBA(
+                        rows: rows, columns: columns, firstColumn: firstColumn, into: band, premultiply: true, row: row)
                 }
             }
         }
@@ -359,13 +408,23 @@ extension Resize {
             }
             band.withUnsafeMutableBufferPointer { band in
                 guard let band = band.baseAddress else { return }
-                switch self.channels {
-                case .gray: filterRowsGray(input, rows: rows, columns: region.minX..<region.maxX, into: band)
-                case .opaque:
-                    filterRowsRGBA(
-                        input, rows: rows, columns: region.minX..<region.maxX, into: band, premultiply: false)
-                case .straightAlpha:
-                    filterRowsRGBA(input, rows: rows, columns: region.minX..<region.maxX, into: band, premultiply: true)
+                input.samples.withUnsafeBufferPointer { samples in
+                    guard let base = samples.baseAddress else { return }
+                    let source = input.region
+                    let row = { (y: Int) in UnsafePointer(base + (y &- source.minY) &* input.rowLength) }
+                    let columns = region.minX..<region.maxX
+                    switch self.channels {
+                    case .gray:
+                        filterRowsGray(rows: rows, columns: columns, firstColumn: source.minX, into: band, row: row)
+                    case .opaque:
+                        filterRowsRGBA(
+                            rows: rows, columns: columns, firstColumn: source.minX, into: band, premultiply: false,
+                            row: row)
+                    case .straightAlpha:
+                        filterRowsRGBA(
+                            rows: rows, columns: columns, firstColumn: source.minX, into: band, premultiply: true,
+                            row: row)
+                    }
                 }
                 output.samples.withUnsafeMutableBufferPointer { target in
                     guard let target = target.baseAddress else { return }
@@ -377,41 +436,35 @@ extension Resize {
             }
         }
 
-        /// The horizontal pass for RGBA: one SIMD4 multiply-add per tap.
+        /// The horizontal pass for RGBA: one SIMD4 multiply-add per tap. Input row `y` is at `row(y)`,
+        /// from input column `firstColumn`.
         @inline(__always)
         private func filterRowsRGBA(
-            _ input: PixelBuffer, rows: Range<Int>, columns: Range<Int>, into band: UnsafeMutablePointer<Float>,
-            premultiply: Bool
+            rows: Range<Int>, columns: Range<Int>, firstColumn: Int, into band: UnsafeMutablePointer<Float>,
+            premultiply: Bool, row: (Int) -> UnsafePointer<Float>
         ) {
-            let source = input.region
-            let inRow = input.rowLength
             let stride = horizontal.stride
             let width = columns.count
-            input.samples.withUnsafeBufferPointer { from in
-                horizontal.withTaps { first, count, weights in
-                    guard let from = from.baseAddress else { return }
-                    let raw = UnsafeRawPointer(from)
-                    let target = UnsafeMutableRawPointer(band)
-                    for (index, y) in rows.enumerated() {
-                        let rowStart = (y &- source.minY) &* inRow &- source.minX &* 4
-                        let targetRow = index &* width &* 16
-                        for i in 0..<width {
-                            let x = columns.lowerBound &+ i
-                            let taps = count[x]
-                            let w = weights + x &* stride
-                            var offset = (rowStart &+ first[x] &* 4) &* 4
-                            var sum = SIMD4<Float>()
-                            var k = 0
-                            while k < taps {
-                                var pixel = raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
-                                if premultiply { pixel *= SIMD4(pixel.w, pixel.w, pixel.w, 1) }
-                                sum += pixel * w[k]
-                                offset &+= 16
-                                k &+= 1
-                            }
-                            target.storeBytes(
-                                of: sum, toByteOffset: targetRow &+ i &* 16, as: SIMD4<Float>.self)
+            horizontal.withTaps { first, count, weights in
+                let target = UnsafeMutableRawPointer(band)
+                for (index, y) in rows.enumerated() {
+                    let raw = UnsafeRawPointer(row(y))
+                    let targetRow = index &* width &* 16
+                    for i in 0..<width {
+                        let x = columns.lowerBound &+ i
+                        let taps = count[x]
+                        let w = weights + x &* stride
+                        var offset = (first[x] &- firstColumn) &* 16
+                        var sum = SIMD4<Float>()
+                        var k = 0
+                        while k < taps {
+                            var pixel = raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self)
+                            if premultiply { pixel *= SIMD4(pixel.w, pixel.w, pixel.w, 1) }
+                            sum += pixel * w[k]
+                            offset &+= 16
+                            k &+= 1
                         }
+                        target.storeBytes(of: sum, toByteOffset: targetRow &+ i &* 16, as: SIMD4<Float>.self)
                     }
                 }
             }
@@ -419,31 +472,27 @@ extension Resize {
 
         /// The horizontal pass for one channel.
         private func filterRowsGray(
-            _ input: PixelBuffer, rows: Range<Int>, columns: Range<Int>, into band: UnsafeMutablePointer<Float>
+            rows: Range<Int>, columns: Range<Int>, firstColumn: Int, into band: UnsafeMutablePointer<Float>,
+            row: (Int) -> UnsafePointer<Float>
         ) {
-            let source = input.region
-            let inRow = input.rowLength
             let stride = horizontal.stride
             let width = columns.count
-            input.samples.withUnsafeBufferPointer { from in
-                horizontal.withTaps { first, count, weights in
-                    guard let from = from.baseAddress else { return }
-                    for (index, y) in rows.enumerated() {
-                        let sourceRow = from + ((y &- source.minY) &* inRow &- source.minX)
-                        let targetRow = band + index &* width
-                        for i in 0..<width {
-                            let x = columns.lowerBound &+ i
-                            let taps = count[x]
-                            let w = weights + x &* stride
-                            let pixels = sourceRow + first[x]
-                            var sum: Float = 0
-                            var k = 0
-                            while k < taps {
-                                sum += pixels[k] * w[k]
-                                k &+= 1
-                            }
-                            targetRow[i] = sum
+            horizontal.withTaps { first, count, weights in
+                for (index, y) in rows.enumerated() {
+                    let sourceRow = row(y) - firstColumn
+                    let targetRow = band + index &* width
+                    for i in 0..<width {
+                        let x = columns.lowerBound &+ i
+                        let taps = count[x]
+                        let w = weights + x &* stride
+                        let pixels = sourceRow + first[x]
+                        var sum: Float = 0
+                        var k = 0
+                        while k < taps {
+                            sum += pixels[k] * w[k]
+                            k &+= 1
                         }
+                        targetRow[i] = sum
                     }
                 }
             }
