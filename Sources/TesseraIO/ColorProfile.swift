@@ -33,6 +33,7 @@ package final class ColorProfile: @unchecked Sendable {
 
     /// Reads the ICC profile file at `path`.
     package convenience init(path: String) throws {
+        if let problem = FileSystem.specialFileProblem(path) { throw ImageError(path: path, message: problem) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImageError(path: path, message: FileSystem.describeOpenFailure(path))
         }
