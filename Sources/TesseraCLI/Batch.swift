@@ -170,6 +170,14 @@ struct BatchCommand: ParsableCommand {
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        if let outputDir {
+            do {
+                try Graph.createFolder(outputDir)
+            } catch {
+                FileHandle.standardError.write(Data("Error: --output-dir \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         if let report, let problem = FileSystem.writeProblem(report) {
             FileHandle.standardError.write(Data("\(problem) (the --report file)\n".utf8))
             throw ExitCode(2)
