@@ -167,14 +167,14 @@ struct BatchCommand: ParsableCommand {
             TesseraCLI.report(errors.diagnostics)
             throw ExitCode(2)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            StandardError.line("Error: \(error)")
             throw ExitCode(2)
         }
         if let outputDir {
             do {
                 try Graph.createFolder(outputDir)
             } catch {
-                FileHandle.standardError.write(Data("Error: --output-dir \(error)\n".utf8))
+                StandardError.line("Error: --output-dir \(error)")
                 throw ExitCode(2)
             }
         }
@@ -205,7 +205,7 @@ struct BatchCommand: ParsableCommand {
             let named =
                 result.item.input.map { error.contains($0) ? error : "\($0): \(error)" }
                 ?? "item \(result.item.index): \(error)"
-            FileHandle.standardError.write(Data("\(named)\n".utf8))
+            StandardError.line("\(named)")
         }
         let start = Date()
         let results = batch.run(items, options: batchOptions)
@@ -219,7 +219,7 @@ struct BatchCommand: ParsableCommand {
             do {
                 try FileSystem.write(lines.map { $0 + "\n" }.joined(), atomicallyTo: report)
             } catch {
-                FileHandle.standardError.write(Data("\(error) (the --report file)\n".utf8))
+                StandardError.line("\(error) (the --report file)")
                 throw ExitCode(1)
             }
         }

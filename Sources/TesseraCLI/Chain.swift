@@ -79,7 +79,7 @@ struct ChainCommand: ParsableCommand {
         where text.hasPrefix(node + ".path: ") {
             text = path + ": " + text.dropFirst(node.count + 7)
         }
-        FileHandle.standardError.write(Data("error: \(text)\n".utf8))
+        StandardError.line("error: \(text)")
     }
 
     /// `chain:1:COLUMN: error: MESSAGE`, the chain, and a caret under the column.
