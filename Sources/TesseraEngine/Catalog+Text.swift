@@ -16,12 +16,12 @@ extension Catalog {
             + "\n\n`tessera nodes NAME` shows a node's ports, parameters and an example.\n"
     }
 
-    /// The node list as a Markdown table, for the README.
+    /// The node list as a Markdown table, for the guide (Docs/Guide.md, beside Nodes.md).
     package var markdownTable: String {
         var lines = ["| node | access | what it does |", "|---|---|---|"]
         for declaration in declarations {
             lines.append(
-                "| [`\(declaration.op)`](Docs/Nodes.md#\(declaration.op.lowercased())) | \(declaration.info.access.rawValue) | \(declaration.info.summary) |"
+                "| [`\(declaration.op)`](Nodes.md#\(declaration.op.lowercased())) | \(declaration.info.access.rawValue) | \(declaration.info.summary) |"
             )
         }
         return lines.joined(separator: "\n") + "\n"
@@ -40,7 +40,7 @@ extension Catalog {
 
 
             """
-        text += markdownTable.replacingOccurrences(of: "(Docs/Nodes.md#", with: "(#")
+        text += markdownTable.replacingOccurrences(of: "(Nodes.md#", with: "(#")
         for declaration in declarations { text += "\n" + declaration.markdown }
         return text
     }
