@@ -11,7 +11,8 @@ struct BatchCommand: ParsableCommand {
             as photo.path) and the graph runs once for it. Output paths may name the input's fields: {stem}, \
             {name}, {ext}, {dir} (its folder under the folder given, so trees are mirrored) and {index}, as in \
             --set out.path='thumbs/{dir}/{stem}.jpg'. With --output-dir every output goes into that folder \
-            under {dir}, named by its template's file name ({stem}- is put before a name without a field). \
+            under {dir} (never above it: a manifest's .. does not climb), named by its template's file name \
+            ({stem}- is put before a name without a field). \
             Two items that would write the same file, or an output over an input, are refused before anything \
             runs. Items run several at once on --threads threads; a failed item is reported on one line and \
             the others go on (status 1 at the end). Sharding: --shard i/n, or Slurm's SLURM_ARRAY_TASK_ID and \
