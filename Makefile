@@ -74,13 +74,13 @@ lint:
 		Plugins/Vision/Sources Plugins/Vision/Package.swift Fuzz/Sources Fuzz/Package.swift
 
 # Regenerates what is derived from the node declarations: the schema, the node reference and the
-# README's node list. A test fails when the committed copies are stale.
+# node list in Docs/Guide.md. A test fails when the committed copies are stale.
 docs: build
 	@bin=$$($(SWIFT) build --show-bin-path)/tessera; \
 	export TESSERA_PLUGIN_PATH=; \
 	$$bin schema > tessera.schema.json && \
 	$$bin nodes --markdown > Docs/Nodes.md && \
-	python3 Scripts/update-readme-nodes.py
+	python3 Scripts/update-guide-nodes.py
 
 # The public Swift API, one line per symbol, in Docs/API/public-symbols.txt (Scripts/api-symbols.py reads
 # the built modules): api-check fails while the built API differs from the committed list, so an API

@@ -11,7 +11,8 @@ struct BatchCommand: ParsableCommand {
             as photo.path) and the graph runs once for it. Output paths may name the input's fields: {stem}, \
             {name}, {ext}, {dir} (its folder under the folder given, so trees are mirrored) and {index}, as in \
             --set out.path='thumbs/{dir}/{stem}.jpg'. With --output-dir every output goes into that folder \
-            under {dir}, named by its template's file name ({stem}- is put before a name without a field). \
+            under {dir} (never above it: a manifest's .. does not climb), named by its template's file name \
+            ({stem}- is put before a name without a field). \
             Two items that would write the same file, or an output over an input, are refused before anything \
             runs. Items run several at once on --threads threads; a failed item is reported on one line and \
             the others go on (status 1 at the end). Sharding: --shard i/n, or Slurm's SLURM_ARRAY_TASK_ID and \
@@ -167,8 +168,16 @@ struct BatchCommand: ParsableCommand {
             TesseraCLI.report(errors.diagnostics)
             throw ExitCode(2)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            StandardError.line("Error: \(error)")
             throw ExitCode(2)
+        }
+        if let outputDir {
+            do {
+                try Graph.createFolder(outputDir)
+            } catch {
+                StandardError.line("Error: --output-dir \(error)")
+                throw ExitCode(2)
+            }
         }
         if let report, let problem = FileSystem.writeProblem(report) {
             FileHandle.standardError.write(Data("\(problem) (the --report file)\n".utf8))
@@ -197,7 +206,7 @@ struct BatchCommand: ParsableCommand {
             let named =
                 result.item.input.map { error.contains($0) ? error : "\($0): \(error)" }
                 ?? "item \(result.item.index): \(error)"
-            FileHandle.standardError.write(Data("\(named)\n".utf8))
+            StandardError.line("\(named)")
         }
         let start = Date()
         let results = batch.run(items, options: batchOptions)
@@ -211,7 +220,7 @@ struct BatchCommand: ParsableCommand {
             do {
                 try FileSystem.write(lines.map { $0 + "\n" }.joined(), atomicallyTo: report)
             } catch {
-                FileHandle.standardError.write(Data("\(error) (the --report file)\n".utf8))
+                StandardError.line("\(error) (the --report file)")
                 throw ExitCode(1)
             }
         }

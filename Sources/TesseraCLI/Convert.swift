@@ -4,16 +4,16 @@ import Tessera
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an image to PNG, TIFF or JPEG (the output's extension names the format).",
+        abstract: "Convert an image to \(FormatHelp.written) (the output's extension names the format).",
         discussion: """
             The input format is recognized from the file's content. Sample depth is kept unless --depth says \
             otherwise (16-bit stays 16-bit; JPEG is always 8-bit). The output appears complete or not at all.
             """)
 
-    @Argument(help: "The image to read (PNG, TIFF or JPEG).")
+    @Argument(help: FormatHelp.input)
     var input: String
 
-    @Argument(help: "The file to write: .png, .tif, .tiff, .jpg or .jpeg.")
+    @Argument(help: FormatHelp.output)
     var output: String
 
     @OptionGroup var encoding: EncodeArguments

@@ -7,19 +7,19 @@ struct EncodeArguments: ParsableArguments {
     @Option(help: "Sample depth to write: 8, 16 or float (TIFF only). Default: the input's.")
     var depth: String?
 
-    @Option(help: "JPEG quality (and quality of JPEG-compressed TIFF), 1 to 100.")
+    @Option(help: ArgumentHelp(FormatHelp.save("quality")))
     var quality: Int = EncodeOptions().quality
 
-    @Option(help: "Write a tiled TIFF with tiles of this side (a multiple of 16). Default: strips.")
+    @Option(help: ArgumentHelp(FormatHelp.save("tile"), valueName: "side"))
     var tile: Int?
 
-    @Option(help: "PNG: zlib level 0-9 (default 6). TIFF: none, lzw, deflate, packbits or jpeg (default none).")
+    @Option(help: ArgumentHelp(FormatHelp.save("compression")))
     var compression: String?
 
-    @Flag(help: "Write a progressive JPEG.")
+    @Flag(help: ArgumentHelp(FormatHelp.save("progressive")))
     var progressive = false
 
-    @Flag(help: "Write a lossless WebP (exact, colors under transparent pixels kept).")
+    @Flag(help: ArgumentHelp(FormatHelp.save("lossless")))
     var lossless = false
 
     @Option(

@@ -61,7 +61,7 @@ struct PluginOptions: ParsableArguments {
         do {
             try catalog.loadPlugins(Plugin.searchPath() + plugins)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            StandardError.line("Error: \(error)")
             throw ExitCode(1)
         }
         return catalog
@@ -70,7 +70,7 @@ struct PluginOptions: ParsableArguments {
 
 /// Prints diagnostics to stderr, one per line.
 func report(_ diagnostics: [Diagnostic]) {
-    for diagnostic in diagnostics { FileHandle.standardError.write(Data("\(diagnostic)\n".utf8)) }
+    for diagnostic in diagnostics { StandardError.line("\(diagnostic)") }
 }
 
 struct Validate: ParsableCommand {
@@ -146,7 +146,7 @@ struct Run: ParsableCommand {
             }
             try graph.check(supplying: supplied)
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            StandardError.report(error)
             throw ExitCode(2)
         }
         return supplied
@@ -255,7 +255,7 @@ struct RunArguments: ParsableArguments {
             if let reporting, let error = error as? RunError {
                 reporting(error)
             } else {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                StandardError.report(error)
             }
         }
         // A trace that cannot be written is found now, not after a long run.
@@ -307,7 +307,7 @@ struct RunArguments: ParsableArguments {
             do {
                 try FileSystem.write(report.traceJSON(), atomicallyTo: trace)
             } catch {
-                FileHandle.standardError.write(Data("\(error) (the --trace file)\n".utf8))
+                StandardError.line("\(error) (the --trace file)")
                 throw ExitCode(1)
             }
         }
@@ -393,7 +393,7 @@ struct Dot: ParsableCommand {
         do {
             StandardOutput.print(loaded.dot(plan: try loaded.plan()), terminator: "")
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            StandardError.report(error)
             throw ExitCode(1)
         }
     }

@@ -25,7 +25,7 @@ struct Info: ParsableCommand {
                     json ? Self.json(info, file: file) : Self.text(info, file: file, header: files.count > 1))
             } catch {
                 // Report every file, then fail with the first error.
-                if failure != nil { FileHandle.standardError.write(Data("Error: \(error)\n".utf8)) }
+                if failure != nil { StandardError.line("Error: \(error)") }
                 failure = failure ?? error
             }
         }
@@ -59,7 +59,9 @@ struct Info: ParsableCommand {
             lines.append(indent + (name + ":").padding(toLength: 13, withPad: " ", startingAt: 0) + value)
         }
         if let xmp = info.metadata.xmp { lines.append(indent + "xmp:         \(xmp.count) bytes") }
-        return lines.joined(separator: "\n")
+        // The file name, the profile's description and the EXIF's text come from outside: a line break or
+        // a terminal escape in them is written out, never sent.
+        return lines.map(TerminalText.escaped).joined(separator: "\n")
     }
 
     /// "600 dpi", or "600x300 dpi" when the sides differ, to a hundredth (PNG's pixels per metre give
@@ -95,6 +97,6 @@ struct Info: ParsableCommand {
                 uniquingKeysWith: { first, _ in first })
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return TerminalText.escapedJSON(String(decoding: data, as: UTF8.self))
     }
 }

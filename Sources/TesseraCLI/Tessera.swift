@@ -33,7 +33,13 @@ struct TesseraCommand: ParsableCommand {
                 if !text.isEmpty { StandardOutput.print(text) }
                 Foundation.exit(0)
             default:
-                exit(withError: error)
+                // Printed here, escaped: a message may quote a file name or text from a file.
+                if error is GraphErrors {
+                    StandardError.report(error)
+                } else if !(error is ExitCode), case let text = message(for: error), !text.isEmpty {
+                    StandardError.line("Error: " + text)
+                }
+                Foundation.exit(exitCode(for: error).rawValue)
             }
         }
         StandardOutput.flush()

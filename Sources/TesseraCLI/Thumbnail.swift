@@ -13,10 +13,10 @@ struct Thumbnail: ParsableCommand {
             extension names its format; the file appears complete or not at all.
             """)
 
-    @Argument(help: "The image to read (PNG, TIFF or JPEG).")
+    @Argument(help: FormatHelp.input)
     var input: String
 
-    @Argument(help: "The file to write: .png, .tif, .tiff, .jpg or .jpeg.")
+    @Argument(help: FormatHelp.output)
     var output: String
 
     @Option(

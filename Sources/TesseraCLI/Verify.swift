@@ -33,7 +33,7 @@ struct Verify: ParsableCommand {
         do {
             try catalog.loadPlugins(paths)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            StandardError.line("Error: \(error)")
             throw ExitCode(1)
         }
         let declarations = catalog.declarations.filter { $0.origin != nil && (nodes.isEmpty || nodes.contains($0.op)) }

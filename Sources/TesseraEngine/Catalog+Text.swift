@@ -16,12 +16,12 @@ extension Catalog {
             + "\n\n`tessera nodes NAME` shows a node's ports, parameters and an example.\n"
     }
 
-    /// The node list as a Markdown table, for the README.
+    /// The node list as a Markdown table, for the guide (Docs/Guide.md, beside Nodes.md).
     package var markdownTable: String {
         var lines = ["| node | access | what it does |", "|---|---|---|"]
         for declaration in declarations {
             lines.append(
-                "| [`\(declaration.op)`](Docs/Nodes.md#\(declaration.op.lowercased())) | \(declaration.info.access.rawValue) | \(declaration.info.summary) |"
+                "| [`\(declaration.op)`](Nodes.md#\(declaration.op.lowercased())) | \(declaration.info.access.rawValue) | \(declaration.info.summary) |"
             )
         }
         return lines.joined(separator: "\n") + "\n"
@@ -40,7 +40,7 @@ extension Catalog {
 
 
             """
-        text += markdownTable.replacingOccurrences(of: "(Docs/Nodes.md#", with: "(#")
+        text += markdownTable.replacingOccurrences(of: "(Nodes.md#", with: "(#")
         for declaration in declarations { text += "\n" + declaration.markdown }
         return text
     }
@@ -54,20 +54,19 @@ extension NodeDeclaration {
         lines.append("")
         lines.append("Inputs:")
         if inputs.isEmpty { lines.append("  none") }
+        // Columns as wide as their longest entry and two spaces: a fixed width cut a long type short and ran
+        // it into the doc ("boxes, faces, text oThe boxes to draw").
         let portWidth = max(8, (inputs.map(\.name) + outputs.map(\.name)).map(\.count).max() ?? 0)
-        for input in inputs {
-            let type = input.typeName + (input.isOptional ? " (optional)" : "")
-            lines.append(
-                "  " + input.name.padding(toLength: portWidth + 2, withPad: " ", startingAt: 0)
-                    + type.padding(toLength: 20, withPad: " ", startingAt: 0) + input.doc)
+        let inputTypes = inputs.map { $0.typeName + ($0.isOptional ? " (optional)" : "") }
+        let typeWidth = max(18, (inputTypes + outputs.map(\.type.rawValue)).map(\.count).max() ?? 0)
+        func row(_ name: String, _ type: String, _ doc: String) -> String {
+            "  " + name.padding(toLength: portWidth + 2, withPad: " ", startingAt: 0)
+                + type.padding(toLength: typeWidth + 2, withPad: " ", startingAt: 0) + doc
         }
+        for (input, type) in zip(inputs, inputTypes) { lines.append(row(input.name, type, input.doc)) }
         lines.append("Outputs:")
         if outputs.isEmpty { lines.append("  none") }
-        for output in outputs {
-            lines.append(
-                "  " + output.name.padding(toLength: portWidth + 2, withPad: " ", startingAt: 0)
-                    + output.type.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0) + output.doc)
-        }
+        for output in outputs { lines.append(row(output.name, output.type.rawValue, output.doc)) }
         lines.append("Parameters:")
         if parameters.isEmpty { lines.append("  none") }
         for parameter in parameters {

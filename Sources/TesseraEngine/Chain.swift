@@ -127,12 +127,21 @@ package struct Chain: Sendable {
     }
 
     /// The graph file this chain stands for: a `load` of `input`, the steps in order, and a `save` to
-    /// `output` (none when nil), one node a line as the example graphs are written.
-    package func graphText(reading input: String, writing output: String?, catalog: Catalog) -> String {
-        graph(reading: input, writing: output, catalog: catalog).text
+    /// `output` (none when nil) with `saving`'s settings (`quality: 82`, each value written as in a
+    /// graph file), one node a line as the example graphs are written.
+    package func graphText(
+        reading input: String, writing output: String?, saving: [(name: String, value: String)], catalog: Catalog
+    ) -> String {
+        graph(reading: input, writing: output, saving: saving, catalog: catalog).text
     }
 
-    func graph(reading input: String, writing output: String?, catalog: Catalog) -> (text: String, origins: [Origin]) {
+    package func graphText(reading input: String, writing output: String?, catalog: Catalog) -> String {
+        graphText(reading: input, writing: output, saving: [], catalog: catalog)
+    }
+
+    func graph(
+        reading input: String, writing output: String?, saving: [(name: String, value: String)] = [], catalog: Catalog
+    ) -> (text: String, origins: [Origin]) {
         var lines = ["version: 1", "nodes:", "  \(Self.inputNode): { op: load, path: \(JSONText.quoted(input)) }"]
         var origins: [Origin] = []
         var previous = Self.inputNode
@@ -166,7 +175,9 @@ package struct Chain: Sendable {
             previous = name
         }
         if let output {
-            lines.append("  \(Self.outputNode): { op: save, input: \(previous), path: \(JSONText.quoted(output)) }")
+            let settings = saving.map { ", \($0.name): \($0.value)" }.joined()
+            lines.append(
+                "  \(Self.outputNode): { op: save, input: \(previous), path: \(JSONText.quoted(output))\(settings) }")
         }
         return (lines.joined(separator: "\n") + "\n", origins)
     }

@@ -33,6 +33,7 @@ package final class ColorProfile: @unchecked Sendable {
 
     /// Reads the ICC profile file at `path`.
     package convenience init(path: String) throws {
+        if let problem = FileSystem.specialFileProblem(path) { throw ImageError(path: path, message: problem) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImageError(path: path, message: FileSystem.describeOpenFailure(path))
         }
@@ -91,6 +92,11 @@ package final class ColorProfile: @unchecked Sendable {
         cmsSaveProfileToMem(profile, nil, &length)
         var bytes = [UInt8](repeating: 0, count: Int(length))
         cmsSaveProfileToMem(profile, &bytes, &length)
+        // Little CMS dates a profile it makes with the current time (header bytes 24..<36), so every
+        // output that embedded one differed from the last; the built-in profiles carry a fixed date
+        // instead, and the same input gives the same bytes. (The profile ID, which would cover the date,
+        // is left 0: not computed.)
+        bytes.replaceSubrange(24..<36, with: Self.fixedDate)
         do {
             return try ColorProfile(bytes: bytes)
         } catch {
@@ -98,6 +104,9 @@ package final class ColorProfile: @unchecked Sendable {
             preconditionFailure("Little CMS did not read back the \(description) profile it made")
         }
     }
+
+    /// 2024-01-01 00:00:00, as the ICC header's dateTimeNumber: six big-endian 16-bit numbers.
+    private static let fixedDate: [UInt8] = [2024, 1, 1, 0, 0, 0].flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
 
     /// The profile's description, as viewers and `tessera info` show it ("Display P3").
     package var description: String {

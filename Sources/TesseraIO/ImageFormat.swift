@@ -60,6 +60,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     ///
     /// - Throws: ``ImageError`` naming the file when it cannot be read, is empty or is no known image.
     package static func detect(path: String) throws -> ImageFormat {
+        if let problem = FileSystem.specialFileProblem(path) { throw ImageError(path: path, message: problem) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
             let handle = FileHandle(forReadingAtPath: path)

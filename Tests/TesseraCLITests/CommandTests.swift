@@ -312,6 +312,14 @@ import TesseraIO
         #expect(result.stderr.contains("\nOK\n"), "\(result.stderr)")
     }
 
+    /// The paths of the files and folders under `folder`, relative to it.
+    static func files(under folder: URL) -> Set<String> {
+        let walker = FileManager.default.enumerator(atPath: folder.path)
+        var found: Set<String> = []
+        while let path = walker?.nextObject() as? String { found.insert(path) }
+        return found
+    }
+
     @Test func pipInstallsThePackageWithTheLibrary() throws {
         let library = try CAPITests.library
         try withTemporaryFolder { folder in
@@ -321,6 +329,7 @@ import TesseraIO
                 at: GraphCommandTests.repository.appendingPathComponent("python"), to: package)
             try? FileManager.default.removeItem(at: package.appendingPathComponent("tessera/libtessera.so"))
             try FileManager.default.copyItem(at: library, to: package.appendingPathComponent("tessera/libtessera.so"))
+            let before = Self.files(under: package)
             let environment = folder.appendingPathComponent("venv")
             let venv = try CLI.run(["-m", "venv", "--system-site-packages", environment.path], binary: Self.python)
             try #require(venv.status == 0, "\(venv.stderr)")
@@ -329,6 +338,9 @@ import TesseraIO
                 ["-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index", package.path],
                 in: folder, binary: environment.appendingPathComponent("bin/python3"))
             try #require(pip.status == 0, "\(pip.stdout)\(pip.stderr)")
+            // The package's folder is as it was: setuptools built in a copy (python/build_backend), where it
+            // used to leave build/ and tessera.egg-info/ in the checkout.
+            #expect(Self.files(under: package) == before)
             let check = """
                 import numpy, tessera
                 graph = tessera.Graph.parse("version: 1\\nnodes:\\n  a: { op: input, width: 3, height: 2, channels: 1 }\\n")

@@ -179,7 +179,7 @@ struct UndeclaredProperty: Node {
         #expect(object == ["set": 4.0 / 3, "optional": 1.5, "byDefault": 16.0 / 9])
     }
 
-    /// The committed schema, node reference and README table are what the catalog generates now.
+    /// The committed schema, node reference and the guide's node table are what the catalog generates now.
     @Test func committedFilesAreCurrent() throws {
         let catalog = Catalog.builtin()
         let hint = "stale: run `make docs`"
@@ -188,10 +188,10 @@ struct UndeclaredProperty: Node {
         #expect(schema == catalog.jsonSchema, "tessera.schema.json is \(hint)")
         let docs = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/Nodes.md"), encoding: .utf8)
         #expect(docs == catalog.markdown, "Docs/Nodes.md is \(hint)")
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/Guide.md"), encoding: .utf8)
         #expect(
-            readme.contains("<!-- nodes:begin -->\n" + catalog.markdownTable + "<!-- nodes:end -->"),
-            "README's node list is \(hint)")
+            guide.contains("<!-- nodes:begin -->\n" + catalog.markdownTable + "<!-- nodes:end -->"),
+            "Docs/Guide.md's node list is \(hint)")
     }
 }
 

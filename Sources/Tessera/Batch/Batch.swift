@@ -124,6 +124,7 @@ package struct Batch: Sendable {
     /// How an item's fields rewrite an output path (resolved against the graph's folder): its template
     /// filled; or, with an output folder, its file name filled (`{stem}-` put before a name that names
     /// no field, so that items do not overwrite each other) in the folder, under the item's `{dir}`.
+    /// A path that would still end outside the output folder (a `{name}` of `..`) is refused.
     static func outputPaths(for fields: OutputFields, folder: String?)
         -> @Sendable (String) throws(ParameterProblem)
         -> String
@@ -134,14 +135,36 @@ package struct Batch: Sendable {
             var name = (resolved as NSString).lastPathComponent
             if !OutputFields.isTemplate(name) { name = (fields.name.isEmpty ? "{index}-" : "{stem}-") + name }
             let filled = try fields.fill(name)
-            return ParameterContext(baseFolder: folder).resolve(fields.dir.isEmpty ? filled : fields.dir + "/" + filled)
+            let path = ParameterContext(baseFolder: folder).resolve(
+                fields.dir.isEmpty ? filled : fields.dir + "/" + filled)
+            guard isInside(path, folder: folder) else {
+                throw ParameterProblem(
+                    "the output path '\(name)' makes \(path), which is outside --output-dir \(folder): an output "
+                        + "path's fields may not climb out of it")
+            }
+            return path
         }
     }
 
-    /// The default bound parameter: the graph's only parameter that names a file to read.
+    /// Whether `path` (resolved, as ``ParameterContext/resolve(_:)`` gives it) names a file inside `folder`.
+    static func isInside(_ path: String, folder: String) -> Bool {
+        let base = ParameterContext(baseFolder: "").resolve(folder)
+        if base == "." { return !path.hasPrefix("/") && path != "." && path != ".." && !path.hasPrefix("../") }
+        return path.hasPrefix(base.hasSuffix("/") ? base : base + "/")
+    }
+
+    /// The default bound parameter: the graph's only parameter that names a file to read. Optional ones
+    /// the graph leaves unset (a colorSpace node's `profile`) read nothing, and do not count.
     static func defaultBind(in graph: Graph) throws(BatchError) -> String {
         let reading = graph.nodes.flatMap { node in
-            node.declaration.parameters.filter { $0.type == .path(isOutput: false) }.map { "\(node.name).\($0.name)" }
+            node.declaration.parameters.filter { parameter in
+                guard parameter.type == .path(isOutput: false) else { return false }
+                switch node.parameters[parameter.name]?.source {
+                case .value(let value): return value.literal != .null
+                case .upstream: return true
+                case nil: return parameter.defaultValue == nil
+                }
+            }.map { "\(node.name).\($0.name)" }
         }
         guard reading.count == 1 else {
             throw BatchError(
@@ -275,10 +298,32 @@ extension Graph {
             for case .value(let path as OutputPath)? in node.parameters.values.map(\.source)
             where !templatesOnly || OutputFields.isTemplate(path.written) {
                 let folder = (path.resolved as NSString).deletingLastPathComponent
-                if !folder.isEmpty {
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                if !folder.isEmpty { try Self.createFolder(folder) }
+            }
+        }
+    }
+
+    /// Creates `folder` and the folders above it that are missing, as `mkdir -p`; a failure is one line
+    /// naming the folder and the reason (`out/a: cannot create the folder: out is a file`), not
+    /// Foundation's error dump.
+    package static func createFolder(_ folder: String) throws(ImageError) {
+        var path = folder.hasPrefix("/") ? "/" : ""
+        for part in folder.split(separator: "/") {
+            path += part
+            if mkdir(path, 0o777) != 0 {
+                let code = errno
+                var isFolder: ObjCBool = false
+                if code == EEXIST, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+                    guard isFolder.boolValue else {
+                        throw ImageError(path: folder, message: "cannot create the folder: \(path) is a file")
+                    }
+                } else {
+                    throw ImageError(
+                        path: folder,
+                        message: "cannot create the folder: " + String(cString: strerror(code)).lowercased())
                 }
             }
+            path += "/"
         }
     }
 }

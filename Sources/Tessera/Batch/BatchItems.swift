@@ -100,6 +100,7 @@ package enum BatchInputs {
     /// current folder, as `--set` values are.
     package static func manifest(_ path: String) throws(BatchError) -> [[ParameterOverride]] {
         let text: String
+        if let problem = FileSystem.specialFileProblem(path) { throw BatchError("\(path): \(problem)") }
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {

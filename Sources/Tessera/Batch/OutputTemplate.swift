@@ -43,14 +43,29 @@ package struct OutputFields: Sendable, Equatable {
     package static let names = ["stem", "name", "ext", "dir", "index"]
 
     /// `folder` relative to `root` (both as written), or `folder` itself (without a leading `/`) when it
-    /// is not under it.
+    /// is not under it. It never climbs: `..` parts are taken away with the part before them, and those
+    /// with none before them (`../photos`) are left out, as a leading `/` is, so that `out/{dir}` stays in
+    /// `out` whatever a manifest names.
     static func relative(_ folder: String, to root: String) -> String {
-        let parts = folder.split(separator: "/").filter { $0 != "." }
-        let rootParts = root.split(separator: "/").filter { $0 != "." }
+        let parts = descending(folder)
+        let rootParts = descending(root)
         if parts.starts(with: rootParts) && folder.hasPrefix("/") == root.hasPrefix("/") {
             return parts.dropFirst(rootParts.count).joined(separator: "/")
         }
         return parts.joined(separator: "/")
+    }
+
+    /// The folders of `path` without `.` and `..`: `a/../b` is `b`, and `../b` is `b` too.
+    static func descending(_ path: String) -> [Substring] {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." {
+            if part == ".." {
+                _ = parts.popLast()
+            } else {
+                parts.append(part)
+            }
+        }
+        return parts
     }
 
     /// Whether `text` names a field (has a `{` that is not `{{`).

@@ -39,8 +39,13 @@ struct ColorSpace: Node {
 
     func run() throws -> NodeOutputs {
         let target = try profile.map { try ColorProfile(path: $0.resolved) } ?? ColorProfile.named(to)
-        return NodeOutputs(
-            .image(try input.convertingColors(to: target, intent: intent)))
+        do {
+            return NodeOutputs(.image(try input.convertingColors(to: target, intent: intent)))
+        } catch var error as ImageError where error.path == nil && profile != nil {
+            // A profile Little CMS cannot convert to (not RGB) is the file's fault: name it.
+            error.path = profile?.resolved
+            throw error
+        }
     }
 }
 

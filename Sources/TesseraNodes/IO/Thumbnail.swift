@@ -111,11 +111,11 @@ struct Thumbnail: Node {
         let shrink = shrinkOnLoad && header.format == .jpeg ? Self.jpegShrink(from: full, to: target) : 1
         let (info, decoded) = try ImageFile.load(path: file, options: decodeOptions(shrink: shrink))
         if decoded.width == target.width && decoded.height == target.height { return NodeOutputs(.image(decoded)) }
-        // The file's own pixels, not the partial blocks' padding, map onto the thumbnail.
-        return NodeOutputs(
-            .image(
-                Resize.streamed(
-                    decoded, to: target, interpolation: interpolation, part: shrink > 1 ? info.content : nil)))
+        // The file's own pixels, not the partial blocks' padding, map onto the thumbnail. It keeps the
+        // file's profile, EXIF and XMP, as a load does: `save` writes them (or converts, or strips them).
+        let resized = Resize.streamed(
+            decoded, to: target, interpolation: interpolation, part: shrink > 1 ? info.content : nil)
+        return NodeOutputs(.image(resized.withMetadata(decoded.metadata)))
     }
 
     private func decodeOptions(shrink: Int) -> DecodeOptions {
