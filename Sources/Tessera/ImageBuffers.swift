@@ -101,8 +101,19 @@ extension Image {
         guard Int(bitPattern: base) % (layout.depth.bits / 8) == 0 else {
             throw ImageError(message: "the buffer is not aligned to its \(layout.depth.bits / 8)-byte samples")
         }
+        let encoder = Samples.encoder(channels: channels, fileChannels: layout.channels, depth: layout.depth)
+        if source is PackedBufferSource || encoder.packed == nativeFormat {
+            // Samples held packed (a kept output, a supplied image) are copied, or converted row by row.
+            var scratch = PixelBuffer(region: .empty, channels: channels)
+            defer { scratch.recycle() }
+            for y in 0..<height {
+                try encode(
+                    Rect(x: 0, y: y, width: width, height: 1), with: encoder, scratch: &scratch,
+                    into: base + y * layout.rowBytes, rowBytes: layout.rowBytes)
+            }
+            return
+        }
         let pixels = try pixels()
-        let encoder = Samples.encoder(channels: pixels.channels, fileChannels: layout.channels, depth: layout.depth)
         pixels.samples.withUnsafeBufferPointer { samples in
             guard let source = samples.baseAddress else { return }
             for y in 0..<height {

@@ -295,14 +295,43 @@ extension Graph {
     }
 
     /// `value` with an image rendered in full (by the workers, as a sink reads it), so it outlives the run.
+    ///
+    /// An image of 8- or 16-bit depth is kept as its samples in that depth, the bytes `save` would write
+    /// (3 bytes a pixel for 8-bit RGB): the workers encode them as they render, where a point node over
+    /// 8-bit samples is a table lookup; a float image keeps its Float32 samples.
     static func materialize(_ value: NodeValue, kept node: String, monitor: RunMonitor) throws -> NodeValue {
         guard case .image(let image) = value else { return value }
         monitor.beginStage(pixels: image.extent.area)
         let parallel = try beginPass(reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
         defer { PassPlan.end(roots: [image]) }
-        let whole = try image.withSource(parallel[0]).pixels()
+        let read = image.withSource(parallel[0])
+        let kept: any PixelSource
+        if image.depth == .float32 {
+            kept = BufferSource(buffer: try read.pixels())
+        } else {
+            let format = SampleFormat(depth: image.depth, bands: image.layout.fileChannels)
+            let rowBytes = image.width * format.bytesPerPixel
+            var scratch = PixelBuffer(region: .empty, channels: image.channels)
+            defer { scratch.recycle() }
+            var failure: (any Error)?
+            let bytes = [UInt8](unsafeUninitializedCapacity: rowBytes * image.height) { target, count in
+                count = rowBytes * image.height
+                guard let base = target.baseAddress else { return }
+                do {
+                    try read.encode(
+                        image.extent, with: image.encoder(for: format), scratch: &scratch, into: base,
+                        rowBytes: rowBytes)
+                } catch {
+                    // Every byte was counted as initialized: zero them, so none is read uninitialized.
+                    base.initialize(repeating: 0, count: count)
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            kept = PackedBufferSource(format: format, width: image.width, bytes: bytes)
+        }
         monitor.endStage()
-        return .image(image.withSource(BufferSource(buffer: whole)))
+        return .image(image.withSource(kept))
     }
 
     /// Plans the pass in which `reader` reads `images` whole without running it, for ``plan(options:supplying:keeping:)``.

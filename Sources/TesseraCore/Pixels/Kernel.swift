@@ -247,15 +247,42 @@ package final class KernelSource: PixelSource {
         let bands = input.format.bands
         let table = try tables.withLock({ $0[input.format] }) ?? makeTable(input.format, encoder: output.encoder)
         let region = output.region
+        let count = region.width &* bands
         table.withUnsafeBufferPointer { table in
             guard let table = table.baseAddress else { return }
+            // One table of 256 a band, band after band: band c of a pixel is `table[c * 256 + value]`.
+            let (t0, t1, t2, t3) = (table, table + 256, table + 512, table + 768)
             for row in 0..<region.height {
                 let from = input.pointer(x: region.minX, y: region.minY + row).assumingMemoryBound(to: UInt8.self)
                 let to = (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self)
                 var i = 0
-                while i < region.width * bands {
-                    for c in 0..<bands { to[i + c] = table[Int(from[i + c]) &* bands &+ c] }
-                    i += bands
+                switch bands {
+                case 1:
+                    while i < count {
+                        to[i] = t0[Int(from[i])]
+                        i &+= 1
+                    }
+                case 2:
+                    while i < count {
+                        to[i] = t0[Int(from[i])]
+                        to[i &+ 1] = t1[Int(from[i &+ 1])]
+                        i &+= 2
+                    }
+                case 3:
+                    while i < count {
+                        to[i] = t0[Int(from[i])]
+                        to[i &+ 1] = t1[Int(from[i &+ 1])]
+                        to[i &+ 2] = t2[Int(from[i &+ 2])]
+                        i &+= 3
+                    }
+                default:
+                    while i < count {
+                        to[i] = t0[Int(from[i])]
+                        to[i &+ 1] = t1[Int(from[i &+ 1])]
+                        to[i &+ 2] = t2[Int(from[i &+ 2])]
+                        to[i &+ 3] = t3[Int(from[i &+ 3])]
+                        i &+= 4
+                    }
                 }
             }
         }
@@ -282,8 +309,10 @@ package final class KernelSource: PixelSource {
             guard let base = raw.baseAddress else { return }
             mapped.encodeRows(with: encoder, into: base, rowBytes: 256 * bands)
         }
-        tables.withLock { $0[format] = table }
-        return table
+        // Band after band: 256 entries of band 0, then of band 1, ...
+        let planar = (0..<bands).flatMap { band in (0..<256).map { table[$0 * bands + band] } }
+        tables.withLock { $0[format] = planar }
+        return planar
     }
 
     /// A point kernel over `region` in strips of rows: each strip's packed inputs decoded into small
