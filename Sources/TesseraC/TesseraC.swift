@@ -17,7 +17,12 @@ final class GraphHandle {
 
     let origin: Origin
     var overrides: [ParameterOverride] = []
-    var graph: Graph
+    var graph: Graph {
+        didSet { prepared = nil }
+    }
+    /// The graph prepared by the first run, reused by the next ones while inputs keep their shapes
+    /// (``PreparedGraph``); dropped when the graph or the outputs kept change.
+    var prepared: PreparedGraph?
     var outputs = CString("")
     /// The last run's report, for its values.
     var report: RunReport?
@@ -25,7 +30,9 @@ final class GraphHandle {
     var json = CString("")
     /// Images supplied to `input` nodes, by node name, and the nodes whose images runs keep.
     var inputs: [String: NodeValue] = [:]
-    var keeping: [String] = []
+    var keeping: [String] = [] {
+        didSet { prepared = nil }
+    }
     var progress:
         (callback: @convention(c) (Double, UnsafeMutableRawPointer?) -> Int32, userData: UnsafeMutableRawPointer?)?
     /// The cancellation of the run in progress or the next one: the one thing other threads touch.
@@ -172,7 +179,9 @@ public func tesseraGraphRun(_ graph: OpaquePointer?, _ threads: Int32) -> Int32 
     }
     defer { handle.cancellation.withLock { $0 = Cancellation() } }  // a cancel stops one run
     do {
-        handle.report = try handle.graph.run(options: options, supplying: handle.inputs, keeping: handle.keeping)
+        let prepared = handle.prepared ?? handle.graph.prepared(options: options, keeping: handle.keeping)
+        handle.prepared = prepared
+        handle.report = try prepared.run(supplying: handle.inputs, options: options)
     } catch {
         handle.report = nil
         return fail(error, error.isCancellation ? 3 : 1)

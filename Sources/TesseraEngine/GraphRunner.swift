@@ -111,7 +111,7 @@ extension Graph {
     public func run(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RunReport {
-        try perform(options: options, supplying: supplied, keeping: keeping, planOnly: false)
+        try RunSession(graph: self, options: options, keeping: keeping).perform(supplying: supplied, planOnly: false)
     }
 
     /// The plan for a run with these arguments (see ``run(options:supplying:keeping:)``), made as the
@@ -122,122 +122,11 @@ extension Graph {
     package func plan(
         options: RunOptions = RunOptions(), supplying supplied: [String: NodeValue] = [:], keeping: [String] = []
     ) throws(RunError) -> RenderPlan {
-        let report = try perform(options: options, supplying: supplied, keeping: keeping, planOnly: true)
+        let report = try RunSession(graph: self, options: options, keeping: keeping)
+            .perform(supplying: supplied, planOnly: true)
         guard var plan = report.plan else { return RenderPlan(nodes: [], diskThreshold: options.diskThreshold) }
         for pass in report.passes { plan.passPlans[pass.reader] = pass }
         return plan
-    }
-
-    /// Runs the graph, or with `planOnly` goes through it as a run does without reading a pixel: nodes
-    /// that read images whole (sinks, global nodes, kept outputs) only plan their passes, and the nodes
-    /// that depend on what they make are left out.
-    private func perform(
-        options: RunOptions, supplying supplied: [String: NodeValue], keeping: [String], planOnly: Bool
-    ) throws(RunError) -> RunReport {
-        let nodes = try nodesToRun(options: options, supplying: supplied, keeping: keeping)
-        let monitor = RunMonitor(options: options)
-        defer { monitor.finish() }
-        let (plan, opened) = try makePlan(nodes: nodes, keeping: keeping, supplied: supplied, monitor: monitor)
-        var remainingReaders: [String: Int] = [:]
-        for node in nodes where supplied[node.name] == nil {
-            for reference in node.references { remainingReaders[reference.node, default: 0] += 1 }
-        }
-        for name in keeping { remainingReaders[name, default: 0] += 1 }  // never dropped
-        var values: [String: NodeValue] = [:]  // "node.port"
-        // Progress stages: the plan's passes, each weighing the pixels it is estimated to render.
-        if !planOnly { monitor.planStages(plan.passes.map { Double($0.estimatedPixels) }) }
-        var kept: [String: NodeValue] = [:]
-        var collected: [String: NodeValue] = [:]
-        for node in nodes {
-            do {
-                if options.cancellation.isCancelled { throw CancellationError() }
-                let outputs: [String: NodeValue]
-                if let sourceOutputs = opened[node.name] {
-                    outputs = sourceOutputs
-                } else if let value = supplied[node.name] {
-                    guard let port = node.declaration.outputs.first, port.type == value.type else {
-                        throw NodeConfigurationError(
-                            "the value supplied is \(value.type.phrase), but the node's output is "
-                                + (node.declaration.outputs.first?.type.phrase ?? "nothing"))
-                    }
-                    outputs = [port.name: value]
-                } else if planOnly {
-                    // Without pixels: a node whose inputs or settings come from a pass not run is left out.
-                    guard node.references.allSatisfy({ values["\($0.node).\($0.port)"] != nil }) else { continue }
-                    if node.readsWholeImages {
-                        try node.planPass(reading: values, monitor: monitor)
-                        continue
-                    }
-                    outputs = try node.execute(reading: values, monitor: monitor)
-                } else if node.readsWholeImages {
-                    // Their own time (encoding, a global node's work on what it read) is measured here;
-                    // waiting for the bands they read is their inputs' time, not theirs.
-                    let read = node.inputs.values.compactMap { reference -> Rect? in
-                        guard case .image(let image)? = values[reference.node + "." + reference.port] else {
-                            return nil
-                        }
-                        return image.extent
-                    }
-                    monitor.beginStage(pixels: read.reduce(0) { $0 + $1.area })
-                    outputs = try monitor.measure(
-                        node: node.name, op: node.declaration.op, region: read.first ?? .empty
-                    ) {
-                        try node.execute(reading: values, monitor: monitor)
-                    }
-                    monitor.endStage()
-                } else {
-                    outputs = try node.execute(reading: values, monitor: monitor)
-                }
-                for (port, value) in outputs {
-                    guard case .image(let made) = value else {
-                        values["\(node.name).\(port)"] = value
-                        collected["\(node.name).\(port)"] = value
-                        continue
-                    }
-                    let output = node.inheritingMetadata(made, reading: values)
-                    // A source decoded smaller (shrink-on-load): that decode is what is scheduled and counted.
-                    let image = output.smallerDecode?.image ?? output
-                    let staged = Self.scheduleStages(
-                        of: image, node: node.name, op: node.declaration.op, monitor: monitor)
-                    let source = ScheduledSource(
-                        node: node.name, op: node.declaration.op, image: staged, monitor: monitor)
-                    if case .materialize(_, let inFile)? = plan.image("\(node.name).\(port)")?.decision {
-                        try source.materialize(RenderPlan.SourceFacts(image), inFile: inFile, allocate: !planOnly)
-                    }
-                    values["\(node.name).\(port)"] = .image(
-                        Self.serving(output, from: image.withSource(source)))
-                }
-                if keeping.contains(node.name) {
-                    for port in node.declaration.outputs {
-                        guard let value = values["\(node.name).\(port.name)"] else { continue }
-                        if planOnly {
-                            if case .image(let image) = value {
-                                try Self.planPass(reader: node.name, images: [image], role: .sink, monitor: monitor)
-                            }
-                            continue
-                        }
-                        kept["\(node.name).\(port.name)"] = try Self.materialize(
-                            value, kept: node.name, monitor: monitor)
-                    }
-                    if let first = node.declaration.outputs.first {
-                        kept[node.name] = kept["\(node.name).\(first.name)"]
-                    }
-                }
-            } catch {
-                throw Self.runError(error, at: node, in: nodes)
-            }
-            for reference in node.references where supplied[node.name] == nil {
-                remainingReaders[reference.node, default: 1] -= 1
-                if remainingReaders[reference.node] == 0 {
-                    values = values.filter { !$0.key.hasPrefix(reference.node + ".") }
-                }
-            }
-        }
-        var report = monitor.report(order: nodes.map(\.name))
-        report.outputs = kept
-        report.values = collected
-        report.plan = plan
-        return report
     }
 
     /// Checks values to supply to a run (``run(options:supplying:keeping:)``) without running anything:
@@ -255,7 +144,7 @@ extension Graph {
     }
 
     /// The nodes a run with these arguments runs, in order; the names supplied and kept must exist.
-    private func nodesToRun(
+    func nodesToRun(
         options: RunOptions, supplying supplied: [String: NodeValue], keeping: [String]
     ) throws(RunError) -> [GraphNode] {
         try check(supplying: supplied)
@@ -270,7 +159,7 @@ extension Graph {
     /// Opens the source nodes that read nothing upstream (a `load` reads its header), then plans the
     /// run; returns the plan and the sources' outputs, which the run uses instead of running them again.
     /// A missing or broken input file fails here, before any output is written.
-    private func makePlan(
+    func makePlan(
         nodes: [GraphNode], keeping: [String], supplied: [String: NodeValue], monitor: RunMonitor
     ) throws(RunError) -> (plan: RenderPlan, opened: [String: [String: NodeValue]]) {
         var opened: [String: [String: NodeValue]] = [:]
@@ -380,14 +269,14 @@ extension Graph {
     /// name, so that each pass's plan (``PassPlan``) decides how it is served: a stage whose reader asks
     /// for a tall region (a big shrink's columns pass) is then rendered a cell at a time, each cell
     /// reading only its own part of the input.
-    static func scheduleStages(of image: Image, node: String, op: String, monitor: RunMonitor) -> Image {
+    static func scheduleStages(of image: Image, node: String, op: String, link: RunLink) -> Image {
         guard let kernelSource = image.source as? KernelSource else { return image }
         var staged = false
         let inputs = kernelSource.inputs.map { input -> KernelInput in
             guard input.image.source is KernelSource else { return input }
             staged = true
-            let inner = scheduleStages(of: input.image, node: node, op: op, monitor: monitor)
-            let source = ScheduledSource(node: node, op: op, image: inner, monitor: monitor, isStage: true)
+            let inner = scheduleStages(of: input.image, node: node, op: op, link: link)
+            let source = ScheduledSource(node: node, op: op, image: inner, link: link, isStage: true)
             return KernelInput(inner.withSource(source), edge: input.edge)
         }
         guard staged else { return image }

@@ -19,7 +19,9 @@ package final class ScheduledSource: PixelSource {
     private let packer: SampleEncoder?
     private let layout: PixelLayout
     private let depth: SampleDepth
-    private let monitor: RunMonitor
+    /// The run in progress: a prepared graph's images serve one run after another.
+    private let link: RunLink
+    private var monitor: RunMonitor { link.monitor }
     /// How the current pass serves it (``PassPlan``): cells kept, or nothing.
     private let cache = Locked<Cache?>(nil)
     /// Set when it is kept whole: for the run (the run's plan: read in several passes) or for a pass.
@@ -27,7 +29,7 @@ package final class ScheduledSource: PixelSource {
     /// For a front-to-back source: the first cell row not yet asked of it.
     private let nextSequentialRow = Atomic<Int>(0)
 
-    package init(node: String, op: String, image: Image, monitor: RunMonitor, isStage: Bool = false) {
+    package init(node: String, op: String, image: Image, link: RunLink, isStage: Bool = false) {
         self.node = node
         self.op = op
         self.isStage = isStage
@@ -36,8 +38,8 @@ package final class ScheduledSource: PixelSource {
         self.channels = image.channels
         self.layout = image.layout
         self.depth = image.depth
-        self.monitor = monitor
-        format = monitor.options.floatTiles ? nil : image.nativeFormat
+        self.link = link
+        format = link.monitor.options.floatTiles ? nil : image.nativeFormat
         packer = format.map { image.encoder(for: $0) }
     }
 
@@ -257,6 +259,16 @@ package final class ScheduledSource: PixelSource {
             throw RenderFailure(node: node, error: error)
         }
     }
+}
+
+/// The run a scheduled image serves now (its monitor: statistics, cancellation, options). A prepared
+/// graph keeps its images from run to run and points their link at each run's monitor before anything
+/// renders.
+package final class RunLink: @unchecked Sendable {
+    /// Set between runs, before any worker starts.
+    package var monitor: RunMonitor
+
+    package init(_ monitor: RunMonitor) { self.monitor = monitor }
 }
 
 /// The cells a source keeps for readers that would render them twice: Float32, or in the image's
