@@ -18,6 +18,9 @@
 #             with vips, OpenCV (Scripts/peers-opencv.py) and a Tessera graph; sigma 20 also on 1 thread
 #             (issue 15 asks 2 threads to be at least 1.9x faster than 1), and two 1-thread runs at
 #             once: what two cores give two separate processes sharing nothing, the machine's ceiling.
+#   layouts   the copy, crop and sigma 2 blur of `filters` on the same 8K photo laid out as TIFFs are in the
+#             wild: in one strip (tifffile, some scanners), in 8-row strips (libtiff's default), and in
+#             256-pixel tiles (libtiff's tiffcp writes each), each tool reading the same file.
 #   memory    a 20000x20000 tiled RGB TIFF (1.2 GB) blurred (sigma 2), cropped by 100 px and saved as a
 #             tiled TIFF: Tessera must stay under 500 MB resident.
 #   accuracy  vips, OpenCV and Tessera blurs at sigma 2 and 20 against SciPy's gaussian_filter
@@ -43,10 +46,10 @@ MEMORY_RUNS=${MEMORY_RUNS:-1}
 WORK=${WORK:-/tmp/tessera-peers}
 PYTHON=/usr/bin/python3 # Debian's, which python3-opencv and python3-scipy install into
 SECTIONS=("$@")
-((${#SECTIONS[@]})) || SECTIONS=(daily codecs filters memory accuracy thumbnail)
+((${#SECTIONS[@]})) || SECTIONS=(daily codecs filters layouts memory accuracy thumbnail)
 for section in "${SECTIONS[@]}"; do
     case $section in
-    daily | codecs | filters | memory | accuracy | thumbnail) ;;
+    daily | codecs | filters | layouts | memory | accuracy | thumbnail) ;;
     *)
         sed -n '3,6p' "$0" >&2
         exit 2
@@ -55,7 +58,7 @@ for section in "${SECTIONS[@]}"; do
 done
 wants() { [[ " ${SECTIONS[*]} " == *" $1 "* ]]; }
 
-"$ROOT/Scripts/install-deps.sh" libvips-tools python3-opencv python3-scipy time bc >&2
+"$ROOT/Scripts/install-deps.sh" libvips-tools python3-opencv python3-scipy time bc libtiff-tools >&2
 
 if [[ -z ${TESSERA:-} ]]; then
     if [[ ${TESSERA_SOURCE:-head} == worktree ]]; then
@@ -497,6 +500,33 @@ g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0] }" "|depth: float"
     echo "| job | tool | median s | peak MB | tessera/tool | OpenCV in process: read / op / write s |"
     echo "|---|---|---|---|---|---|"
     awk -F'|' '{ printf "| %s | %s | %.3f | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' summary.txt
+}
+
+# ---------------------------------------------------------------------------------------------------
+# layouts: the 8K filter jobs on TIFFs laid out in one strip, in 8-row strips and in 256-pixel tiles.
+layouts() {
+    echo
+    echo "== layouts"
+    make_8k_inputs
+    local layout args name
+    for layout in "one strip|-r 100000" "8-row strips|-r 8" "256-pixel tiles|-t -w 256 -l 256"; do
+        IFS='|' read -r name args <<<"$layout"
+        local file="in8k-${name// /-}.tif"
+        # shellcheck disable=SC2086 # args are tiffcp's options, split on purpose
+        [[ -f $file ]] || tiffcp $args in8k.tif "$file"
+        graph t-copy-l "result: { op: crop, input: photo }"
+        graph t-crop-l "result: { op: crop, input: photo, rect: [100, 100, 7480, 4120] }"
+        graph t-blur2-l "result: { op: gaussianBlur, input: photo, sigma: 2 }"
+        sed -i "s|path: in8k.tif|path: $file|" t-copy-l.yaml t-crop-l.yaml t-blur2-l.yaml
+        job "copy, $name" "" "vips copy|vips copy $file v-copy-l.tif[compression=none]" \
+            "tessera|$TESSERA run t-copy-l.yaml --quiet"
+        job "crop (100 px margins), $name" "" \
+            "vips extract_area|vips extract_area $file v-crop-l.tif[compression=none] 100 100 7480 4120" \
+            "tessera|$TESSERA run t-crop-l.yaml --quiet"
+        job "gaussianBlur sigma 2, $name" "" \
+            "vips gaussblur --min-ampl 0.001|vips gaussblur $file v-blur2-l.tif[compression=none] 2 --min-ampl 0.001" \
+            "tessera|$TESSERA run t-blur2-l.yaml --quiet"
+    done
 }
 
 # ---------------------------------------------------------------------------------------------------

@@ -422,10 +422,10 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         let path = self.path
         let rowLength = buffer.rowLength
         let channels = buffer.channels
-        for cell in cells {
+        let decoded = try decodedChunks(cells, rowBytes: chunkRowBytes, path: path)
+        for (cell, raw) in zip(cells, decoded) {
             let chunkX = cell.x / g.chunkWidth * g.chunkWidth
             let chunkY = cell.y / g.chunkHeight * g.chunkHeight
-            let raw = try decodedChunk(x: chunkX, y: chunkY, rowBytes: chunkRowBytes, path: path)
             let firstIndex = buffer.index(x: cell.x, y: cell.y)
             raw.withUnsafeBytes { bytes in
                 buffer.samples.withUnsafeMutableBufferPointer { samples in
@@ -482,10 +482,11 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         let g = geometry
         let pixelBytes = format.bytesPerPixel
         let chunkRowBytes = g.chunkWidth * pixelBytes
-        for cell in region.gridCells(width: g.chunkWidth, height: g.chunkHeight) {
+        let cells = region.gridCells(width: g.chunkWidth, height: g.chunkHeight)
+        let decoded = try decodedChunks(cells, rowBytes: chunkRowBytes, path: path)
+        for (cell, raw) in zip(cells, decoded) {
             let chunkX = cell.x / g.chunkWidth * g.chunkWidth
             let chunkY = cell.y / g.chunkHeight * g.chunkHeight
-            let raw = try decodedChunk(x: chunkX, y: chunkY, rowBytes: chunkRowBytes, path: path)
             raw.withUnsafeBytes { chunk in
                 guard let base = chunk.baseAddress else { return }
                 for row in 0..<cell.height {
@@ -500,9 +501,28 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     /// The decoded bytes of the strip or tile whose top-left pixel is (x, y): from the recent chunks,
     /// or decoded now under the handle's lock.
     private func decodedChunk(x: Int, y: Int, rowBytes: Int, path: String) throws -> [UInt8] {
-        let g = geometry
-        return try handle.withLock { handle in
+        try decodedChunks([Rect(x: x, y: y, width: 1, height: 1)], rowBytes: rowBytes, path: path)[0]
+    }
+
+    /// The decoded bytes of the chunks holding the top-left pixels of `cells`, in order, under one hold of
+    /// the handle's lock: a request over many small strips (libtiff chops a large uncompressed strip into
+    /// strips of a row or a few) takes the lock once, not once a row.
+    private func decodedChunks(_ cells: [Rect], rowBytes: Int, path: String) throws -> [[UInt8]] {
+        try handle.withLock { handle in
             guard let handle else { throw ImageError(path: path, message: "TIFF: reader closed") }
+            return try cells.map { cell in
+                try decodedChunk(
+                    x: cell.x / geometry.chunkWidth * geometry.chunkWidth,
+                    y: cell.y / geometry.chunkHeight * geometry.chunkHeight, rowBytes: rowBytes, path: path,
+                    handle: handle)
+            }
+        }
+    }
+
+    /// ``decodedChunk(x:y:rowBytes:path:)`` with the handle's lock held.
+    private func decodedChunk(x: Int, y: Int, rowBytes: Int, path: String, handle: Handle) throws -> [UInt8] {
+        let g = geometry
+        do {
             let tiff = handle.tiff
             let tif = tiff.pointee.tif
             let chunk =

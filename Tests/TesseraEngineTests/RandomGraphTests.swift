@@ -162,7 +162,7 @@ import Testing
         var random = Generator(state: seed)
         let layout = Self.layouts[index % Self.layouts.count]
         let (nodes, outputs) = Self.draw(&random, layout: layout)
-        let tileSizes = [16, 32, 48, 64, 100, 256]
+        let tileSizes = [16, 32, 48, 64, 100, 256, 1024, 4096]
         let tileSize = tileSizes[Int.random(in: 0..<tileSizes.count, using: &random)]
         let threads = Int.random(in: 1...3, using: &random)
         try withTemporaryFolder { folder in
