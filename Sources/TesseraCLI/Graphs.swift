@@ -210,12 +210,6 @@ struct RunArguments: ParsableArguments {
 
     @Flag(
         help: ArgumentHelp(
-            "Render every tile in Float32, as before images kept their 8-bit or 16-bit samples: slower, more "
-                + "memory, the same bytes. For checking that."))
-    var floatTiles = false
-
-    @Flag(
-        help: ArgumentHelp(
             "Print one JSON object on stdout when done: the files written and the value of every result "
                 + "(an output that is not an image and that no node's input reads), as Docs/schemas/ describe."))
     var json = false
@@ -273,7 +267,6 @@ struct RunArguments: ParsableArguments {
             threads: threads, tileSize: tileSize, tracing: trace != nil, progress: progress, cancellation: cancellation,
             collectsValues: json, maxOutputPixels: maxOutputPixels,
             diskThreshold: diskThreshold.flatMap(DecodeOptions.parseBytes) ?? RunOptions.defaultDiskThreshold)
-        runOptions.floatTiles = floatTiles
         if plan {
             do {
                 StandardOutput.print(

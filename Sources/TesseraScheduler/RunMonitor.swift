@@ -33,10 +33,10 @@ public struct RunOptions: Sendable {
     /// takes more bytes than this is kept in a temporary file instead of memory, as libvips' disc
     /// threshold; the file is unlinked as soon as it is made, so no exit leaves it behind.
     public var diskThreshold: Int
-    /// Render every tile as Float32 RGBA (or gray), as Tessera did before images kept their sample
-    /// format: slower and hungrier, and the same bytes. For checking exactly that (each example graph
-    /// is run both ways by the tests); `tessera run --float-tiles`.
-    public var floatTiles = false
+    /// The tests' reference: every tile rendered as Float32 RGBA (or gray), no packed path taken, so
+    /// that each example graph and the sample-format tests can check the packed paths give the same
+    /// bytes. Not an option of the program: one pixel path runs.
+    package var floatTiles = false
 
     public static let defaultTileSize = 256
     /// 512 MiB: a 40-megapixel 8-bit RGBA photo stays in memory.
