@@ -66,20 +66,38 @@ let package = Package(
         // MARK: Codecs
         .target(name: "TesseraIO", dependencies: ["TesseraCore", "CImageShims", "CTIFF", "CLCMS2"]),
 
-        // MARK: Nodes (built-ins, one per file) and the engine (graphs, catalog); neither imports the other
+        // MARK: Nodes (built-ins, one per file); they import neither the graph language nor the runner
         .target(name: "TesseraNodes", dependencies: ["TesseraCore", "TesseraIO", "CTesseraSIMD"]),
+
+        // MARK: The engine, one role a module
+        // The catalog: node declarations read once by reflection, and what derives from them (the
+        // validator's types, `tessera nodes`, the JSON Schema, the docs).
+        .target(name: "TesseraCatalog", dependencies: ["TesseraCore"]),
+        // The plugin host: loading shared libraries through the C ABI, their nodes as declarations.
+        .target(name: "TesseraPluginHost", dependencies: ["TesseraCore", "TesseraCatalog", "CTesseraPlugin"]),
+        // The graph language: YAML and JSON graph files, chains, validation with places and fixes.
+        .target(name: "TesseraGraph", dependencies: ["TesseraCore", "TesseraCatalog", "Yams"]),
         // The render plan and the scheduler: pixels, tiles, workers; nothing of graph files or plugins.
         .target(name: "TesseraScheduler", dependencies: ["TesseraCore"]),
-        .target(name: "TesseraEngine", dependencies: ["TesseraCore", "TesseraScheduler", "CTesseraPlugin", "Yams"]),
+        // The runner: a validated graph run (or prepared and run again) on the scheduler.
+        .target(
+            name: "TesseraRunner", dependencies: ["TesseraCore", "TesseraCatalog", "TesseraGraph", "TesseraScheduler"]),
 
         // MARK: The Swift plugin SDK: nodes written as built-ins, exported through the C plugin ABI
-        .target(name: "TesseraPluginSDK", dependencies: ["TesseraCore", "TesseraEngine", "CTesseraPlugin"]),
+        .target(
+            name: "TesseraPluginSDK",
+            dependencies: ["TesseraCore", "TesseraCatalog", "TesseraPluginHost", "CTesseraPlugin"]),
 
         // MARK: The node verifier: no test framework in it, so any test runner (or the CLI) can use it
-        .target(name: "TesseraTesting", dependencies: ["TesseraCore", "TesseraEngine"]),
+        .target(name: "TesseraTesting", dependencies: ["TesseraCore", "TesseraCatalog", "TesseraPluginHost"]),
 
         // MARK: Embedding API and command line
-        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraIO", "TesseraNodes", "TesseraEngine"]),
+        .target(
+            name: "Tessera",
+            dependencies: [
+                "TesseraCore", "TesseraIO", "TesseraNodes", "TesseraCatalog", "TesseraPluginHost", "TesseraGraph",
+                "TesseraRunner",
+            ]),
         // The executable's signal handlers: process-wide state, so the program's, never the library's.
         .target(name: "CTesseraSignals", dependencies: ["CImageShims"]),
         // `tessera serve`: the live preview page and its server, apart from the library (it alone needs HTTP).
@@ -106,9 +124,16 @@ let package = Package(
             name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "TesseraNodesTests", dependencies: ["TesseraNodes", "TesseraEngine", "TesseraIO", "TesseraTesting"],
+            name: "TesseraNodesTests",
+            dependencies: [
+                "TesseraNodes", "TesseraCatalog", "TesseraGraph", "TesseraRunner", "TesseraPluginHost", "TesseraIO",
+                "TesseraTesting",
+            ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "TesseraEngineTests", dependencies: ["Tessera"], exclude: ["SchemaRejects", "Fixtures"]),
+        .testTarget(
+            name: "TesseraEngineTests",
+            dependencies: ["Tessera", "TesseraCatalog", "TesseraGraph", "TesseraPluginHost", "TesseraRunner"],
+            exclude: ["SchemaRejects", "Fixtures"]),
         .testTarget(
             name: "TesseraCLITests", dependencies: ["TesseraCLI", "EmbeddingExample", "TesseraIO", "TesseraServe"],
             exclude: ["Plugins", "CAPI"]

@@ -11,7 +11,7 @@ swift-symbolgraph-extract, public symbols only, synthesized members left out. A 
 
     MODULE  KIND  Type.member  declaration
 
-where MODULE is the module that declares the symbol (TesseraCore, TesseraEngine, ...), so a symbol that
+where MODULE is the module that declares the symbol (TesseraCore, TesseraGraph, ...), so a symbol that
 becomes public, stops being public or changes its signature is a line of the diff. `--check` compares
 with the committed list and fails, printing the diff, until the list is regenerated: an API change is
 a visible change in review. It also type-checks Examples/Embedding, the model embedding program, as a
@@ -34,7 +34,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIST = os.path.join(ROOT, "Docs", "API", "public-symbols.txt")
 # The library products' modules, and the modules each re-exports (`@_exported import`).
 PRODUCTS = {
-    "Tessera": ["TesseraCore", "TesseraEngine", "TesseraIO", "TesseraScheduler"],
+    "Tessera": [
+        "TesseraCore", "TesseraCatalog", "TesseraGraph", "TesseraPluginHost", "TesseraRunner", "TesseraIO",
+        "TesseraScheduler",
+    ],
     "TesseraPluginSDK": ["TesseraCore"],
     "TesseraTesting": [],
 }

@@ -1,5 +1,6 @@
 import TesseraCore
-import TesseraEngine
+import TesseraGraph
+import TesseraRunner
 import TesseraIO
 
 extension Graph {

@@ -1,5 +1,8 @@
 @_exported import TesseraCore
-@_exported import TesseraEngine
+@_exported import TesseraCatalog
+@_exported import TesseraGraph
+@_exported import TesseraPluginHost
+@_exported import TesseraRunner
 @_exported import TesseraIO
 @_exported import TesseraScheduler
 import TesseraNodes

@@ -1,7 +1,8 @@
 @_exported import TesseraCore
 import CTesseraPlugin
 import Foundation
-import TesseraEngine
+import TesseraCatalog
+import TesseraPluginHost
 
 /// The Swift plugin SDK: write nodes exactly as Tessera's built-ins are written (a `Node` struct with
 /// `@Parameter` and `@Input` properties, returning an image made by an `ImageKernel`), and export them

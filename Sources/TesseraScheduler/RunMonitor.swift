@@ -48,7 +48,7 @@ public struct RunOptions: Sendable {
     public static let maximumThreads = 256
     /// 2^32 pixels (65536 x 65536; 64 GB as 8-bit RGBA): beyond any photo or scan, well short of a
     /// graph that would fill a disk by mistake (a 1000000 x 1000000 constant).
-    public static let defaultMaxOutputPixels = 1 << 32
+    public static let defaultMaxOutputPixels = OutputLimit.defaultPixels
 
     /// Values outside the ranges above are brought into them (threads into 1...``maximumThreads``, the
     /// tile size into ``tileSizes``); `tessera run` and the C API refuse such values instead.

@@ -1,5 +1,6 @@
 import TesseraCore
-import TesseraEngine
+import TesseraCatalog
+import TesseraPluginHost
 
 extension NodeVerifier {
     /// Checks a node in the runs the verifier makes up from its declaration, without choosing its

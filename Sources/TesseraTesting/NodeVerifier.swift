@@ -1,5 +1,6 @@
 import TesseraCore
-import TesseraEngine
+import TesseraCatalog
+import TesseraPluginHost
 
 /// The checks every node passes, built-in or plugin, whatever it computes (STYLE.md rule 5):
 ///

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// One mistake per row: the graph text and every diagnostic it must give, exactly.
 struct BrokenGraph: CustomTestStringConvertible, Sendable {

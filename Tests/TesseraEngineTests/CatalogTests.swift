@@ -2,7 +2,10 @@ import Foundation
 import Tessera
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 @testable import TesseraNodes
 
 /// A node that exists only here: the catalog JSON, the schema and the docs must show its declaration

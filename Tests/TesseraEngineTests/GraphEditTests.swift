@@ -1,7 +1,10 @@
 import Tessera
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// Writing values back into a graph file (`tessera serve`'s "Write to file"): only the value's text
 /// changes; comments, quoting, order and layout survive, and the result validates.

@@ -2,7 +2,10 @@ import Foundation
 import Tessera
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// A `.json` graph's text and what strict JSON (RFC 8259) makes of it: a value, or every diagnostic.
 struct JSONCase: CustomTestStringConvertible, Sendable {
@@ -235,7 +238,7 @@ let jsonCases: [JSONCase] = [
 extension DocumentValue {
     /// Every value's and key's line and column, in document order.
     var positions: [String] {
-        func text(_ location: TesseraEngine.SourceLocation) -> String { "\(location.line):\(location.column)" }
+        func text(_ location: TesseraGraph.SourceLocation) -> String { "\(location.line):\(location.column)" }
         switch self {
         case .scalar(_, _, let location): return [text(location)]
         case .list(let items, let location): return [text(location)] + items.flatMap(\.positions)

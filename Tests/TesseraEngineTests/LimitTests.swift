@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// What a run refuses before it allocates or writes: an output larger than the output limit, and thread
 /// counts and tile sizes out of range.

@@ -1,7 +1,10 @@
 import Testing
 
 @testable import Tessera
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// The plan's shrink-on-load decision, on small graphs without files: a 6400x4270 JPEG (`photo`) that
 /// can be decoded at 1/2, 1/4 and 1/8 is read by nodes that shrink it, or need its pixels.

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 
 @testable import Tessera
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// The planner on small graphs: no file is opened, the sources' headers are given as facts.
 @Suite struct RenderPlanTests {

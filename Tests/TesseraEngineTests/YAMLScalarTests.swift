@@ -1,7 +1,10 @@
 import Tessera
 import Testing
 
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 
 /// A scalar as a graph file writes it, and the literal YAML 1.2's core schema makes of it.
 struct YAMLScalar: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,9 @@
 import Testing
 import TesseraCore
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 @testable import TesseraNodes
 import TesseraTesting
 

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import TesseraCore
 import TesseraIO
-@testable import TesseraEngine
+@testable import TesseraCatalog
+@testable import TesseraGraph
+@testable import TesseraPluginHost
+@testable import TesseraRunner
 @testable import TesseraNodes
 import TesseraTesting
 

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 import TesseraCore
-import TesseraEngine
+import TesseraCatalog
+import TesseraGraph
+import TesseraPluginHost
+import TesseraRunner
 import TesseraIO
 import TesseraNodes
 import TesseraTesting

@@ -170,3 +170,10 @@ package func describeBytes(_ bytes: Int) -> String {
     let text = tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
     return "\(text) \(units[unit])"
 }
+
+/// The most pixels a sink writes unless told otherwise (``RunOptions/maxOutputPixels``, `tessera run
+/// --max-output-pixels`): 2^32, so that a graph asking for a huge image fails at once instead of filling
+/// the disk. Validation holds images whose size the parameters fix to it too.
+public enum OutputLimit {
+    public static let defaultPixels = 1 << 32
+}

@@ -1,3 +1,4 @@
+import TesseraCatalog
 /// A position in a graph file: 1-based line and column (columns count Unicode scalars, as libyaml does).
 public struct SourceLocation: Sendable, Equatable, Comparable, CustomStringConvertible {
     /// The file as the user named it, or what stands for it (`--set soft.sigma=8`).

@@ -1,3 +1,5 @@
+import TesseraCatalog
+import TesseraGraph
 extension Graph {
     /// The graph in Graphviz's language (`tessera dot g.yaml | dot -Tsvg > g.svg`): one box per node with
     /// its name, op and the parameters the graph sets; an edge per connection, labelled with the ports.

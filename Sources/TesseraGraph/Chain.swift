@@ -1,3 +1,4 @@
+import TesseraCatalog
 import TesseraCore
 
 /// A one-line chain of nodes, as `tessera chain` takes it:

@@ -3,7 +3,7 @@ package enum Suggestion {
     /// The candidate closest to `name` by edit distance (ignoring case), if it is close enough to be a
     /// plausible typo: at most two edits, or a third of the longer name's letters, and fewer edits than
     /// letters (so that `a` does not suggest `b`).
-    static func nearest(to name: String, in candidates: [String]) -> String? {
+    package static func nearest(to name: String, in candidates: [String]) -> String? {
         let lowered = Array(name.lowercased())
         var best: (distance: Int, name: String)?
         for candidate in candidates {
@@ -21,7 +21,7 @@ package enum Suggestion {
     }
 
     /// Levenshtein distance, with a transposition counting as one edit (Damerau, optimal string alignment).
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    package static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous2 = [Int](repeating: 0, count: b.count + 1)
@@ -44,7 +44,7 @@ package enum Suggestion {
 
 extension Array where Element == String {
     /// `'a', 'b' and 'c'`.
-    var quotedList: String {
+    package var quotedList: String {
         let quoted = map { "'\($0)'" }
         guard quoted.count > 1, let last = quoted.last else { return quoted.first ?? "" }
         return quoted.dropLast().joined(separator: ", ") + " and " + last

@@ -9,7 +9,7 @@ extension Catalog {
 }
 
 extension NodeDeclaration {
-    var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         [
             "op": op, "summary": info.summary, "access": info.access.rawValue, "example": info.example,
             "inputs": inputs.map { input -> [String: Any] in
@@ -43,7 +43,7 @@ extension ParameterDeclaration {
         }
     }
 
-    var jsonObject: [String: Any] {
+    package var jsonObject: [String: Any] {
         var object: [String: Any] = ["name": name, "type": typeKeyword, "required": isRequired, "doc": doc]
         if let defaultValue { object["default"] = defaultValue.jsonObject }
         if case .choice(let words) = type { object["choices"] = words }
@@ -64,7 +64,7 @@ extension ParameterDeclaration {
 
 extension Literal {
     /// The value as a Foundation JSON object; whole numbers become integers.
-    var jsonObject: Any {
+    package var jsonObject: Any {
         switch self {
         case .null: return NSNull()
         case .bool(let value): return value
@@ -79,9 +79,9 @@ extension Literal {
     }
 }
 
-enum JSON {
+package enum JSON {
     /// Pretty, key-sorted JSON text: the same catalog always prints the same bytes.
-    static func text(_ object: Any) -> String {
+    package static func text(_ object: Any) -> String {
         let options: JSONSerialization.WritingOptions = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else { return "{}" }
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -1,8 +1,9 @@
+import TesseraCatalog
 import TesseraCore
 
 /// Checks a parsed graph document against the catalog and builds its nodes, collecting every problem.
 struct GraphValidator {
-    static let supportedVersion = 1
+    static let supportedVersion = Catalog.graphVersion
     let file: String
     let catalog: Catalog
     /// Where relative paths written in the file resolve.
@@ -10,7 +11,7 @@ struct GraphValidator {
     var diagnostics: [Diagnostic]
     /// The most pixels a sink may write (``RunOptions/maxOutputPixels``), checked here where the
     /// parameters fix an image's size.
-    var maxOutputPixels = RunOptions.defaultMaxOutputPixels
+    var maxOutputPixels = OutputLimit.defaultPixels
     /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/knownOutputSize``).
     var knownSizes: [String: (width: Int, height: Int)] = [:]
 

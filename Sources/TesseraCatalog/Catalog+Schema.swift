@@ -2,6 +2,9 @@ import Foundation
 import TesseraCore
 
 extension Catalog {
+    /// The version of the graph file format the catalog's schema describes (`version: 1`).
+    package static let graphVersion = 1
+
     /// JSON Schema (draft 2020-12) of graph files using this catalog's nodes: YAML and JSON editors
     /// complete and check graphs with it (`# yaml-language-server: $schema=tessera.schema.json`).
     ///
@@ -48,7 +51,7 @@ extension Catalog {
             "additionalProperties": false,
             "properties": [
                 "$schema": ["type": "string", "description": "Where editors find this schema (for JSON graphs)."],
-                "version": ["const": GraphValidator.supportedVersion, "description": "The graph format's version."],
+                "version": ["const": Catalog.graphVersion, "description": "The graph format's version."],
                 "nodes": [
                     "type": "object",
                     "minProperties": 1,

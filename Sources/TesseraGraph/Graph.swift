@@ -1,3 +1,4 @@
+import TesseraCatalog
 import Foundation
 import TesseraCore
 
@@ -109,7 +110,7 @@ extension Graph {
     /// - Throws: ``GraphErrors`` with every problem found (warnings included) when there is an error.
     public static func load(
         path: String, catalog: Catalog, overrides: [ParameterOverride] = [],
-        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels,
+        maxOutputPixels: Int = OutputLimit.defaultPixels,
         outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)? = nil
     ) throws(GraphErrors) -> Graph {
         try parse(
@@ -131,7 +132,7 @@ extension Graph {
     /// in it resolve against `baseFolder`; `file` names it in messages.
     public static func parse(
         _ text: String, file: String, baseFolder: String, catalog: Catalog, overrides: [ParameterOverride] = [],
-        maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels,
+        maxOutputPixels: Int = OutputLimit.defaultPixels,
         outputPaths: (@Sendable (String) throws(ParameterProblem) -> String)? = nil
     ) throws(GraphErrors) -> Graph {
         let (document, parseDiagnostics) = DocumentParser.parse(text, file: file)

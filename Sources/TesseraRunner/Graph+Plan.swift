@@ -1,4 +1,6 @@
+import TesseraCatalog
 import TesseraCore
+import TesseraGraph
 import TesseraScheduler
 
 extension RenderPlan {

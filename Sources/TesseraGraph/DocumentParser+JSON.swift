@@ -1,3 +1,4 @@
+import TesseraCatalog
 import TesseraCore
 
 extension DocumentParser {

@@ -1,3 +1,4 @@
+import TesseraCatalog
 import TesseraCore
 
 // Writing parameter values back into a graph file (`tessera serve`'s "Write to file"): only the text of

@@ -1,5 +1,7 @@
 import Foundation
+import TesseraCatalog
 import TesseraCore
+import TesseraGraph
 import TesseraScheduler
 
 /// A graph made ready to run again and again on new inputs of the same shape: a video's frames, a

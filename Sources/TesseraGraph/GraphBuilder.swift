@@ -1,3 +1,4 @@
+import TesseraCatalog
 import Foundation
 import TesseraCore
 

@@ -9,13 +9,13 @@ public struct NodeDeclaration: Sendable {
     /// The plugin file the node comes from; nil for a node compiled into the program.
     public let origin: String?
     /// The unset wrappers, by name: what the engine types values with and configures nodes from.
-    let parameterFields: [String: any ParameterField]
-    let inputFields: [String: any InputField]
-    let maker: Maker
+    package let parameterFields: [String: any ParameterField]
+    package let inputFields: [String: any InputField]
+    package let maker: Maker
 
     /// How a configured node is made: a Swift node type through its `Decodable` initializer, or a
     /// plugin's node from typed parameter values and inputs.
-    enum Maker: Sendable {
+    package enum Maker: Sendable {
         case type(any Node.Type)
         case plugin(
             @Sendable (_ parameters: [String: any ParameterValue], _ inputs: [String: NodeValue]) throws ->
@@ -59,7 +59,7 @@ public struct NodeDeclaration: Sendable {
     }
 
     /// A declaration from its parts, checked by the same rules as one read from a node type.
-    init(
+    package init(
         info: NodeInfo, inputs: [InputDeclaration], parameters: [ParameterDeclaration],
         parameterFields: [String: any ParameterField], inputFields: [String: any InputField], origin: String?,
         maker: Maker

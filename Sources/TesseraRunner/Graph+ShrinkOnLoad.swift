@@ -1,4 +1,6 @@
+import TesseraCatalog
 import TesseraCore
+import TesseraGraph
 import TesseraScheduler
 
 // Shrink-on-load: a source every reader only shrinks is decoded smaller (RenderPlan+ShrinkOnLoad.swift

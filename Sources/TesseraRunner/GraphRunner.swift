@@ -1,5 +1,7 @@
 @_exported import TesseraScheduler
+import TesseraCatalog
 import TesseraCore
+import TesseraGraph
 
 /// A node failed while the graph ran, or the run was cancelled: where the node is written, which node,
 /// and the error itself.

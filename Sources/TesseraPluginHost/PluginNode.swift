@@ -1,3 +1,4 @@
+import TesseraCatalog
 import CTesseraPlugin
 import Foundation
 import TesseraCore
