@@ -134,7 +134,12 @@ package struct RenderPlan: Sendable {
 
     package var passes: [Pass]
     /// Every image output of the nodes that run, in running order.
-    package var images: [ImagePlan]
+    package var images: [ImagePlan] {
+        didSet { index = Self.index(images) }
+    }
+    /// Where each image is in ``images``, by `node.port` and by its name: a graph of many nodes looks its
+    /// images up once each, not by a scan.
+    private var index: [String: Int] = [:]
     /// The plans of the passes that can be planned before the run, by the node that reads (the passes
     /// whose images do not depend on what a global node finds).
     package var passPlans: [String: PassPlan] = [:]
@@ -161,7 +166,16 @@ package struct RenderPlan: Sendable {
 
     /// The plan for the image `node.port`, or `node` (its first output).
     package func image(_ name: String) -> ImagePlan? {
-        images.first { $0.image == name || "\($0.node).\($0.port)" == name }
+        index[name].map { images[$0] }
+    }
+
+    private static func index(_ images: [ImagePlan]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (position, image) in images.enumerated() {
+            index["\(image.node).\(image.port)"] = position
+            if index[image.image] == nil { index[image.image] = position }
+        }
+        return index
     }
 }
 
@@ -318,11 +332,13 @@ extension RenderPlan {
         // photo decoded in an earlier pass still works through every pixel); rendering a kept image
         // counts in the first pass only.
         var rendered: Set<String> = []
+        let byImage = Dictionary(images.enumerated().map { ($1.image, $0) }, uniquingKeysWith: { a, _ in a })
         for index in passes.indices {
             var pixels = 0
             let read = Set(roots[index].map { name($0.node, $0.port) })
             for image in passes[index].images {
-                guard let plan = images.first(where: { $0.image == image }) else { continue }
+                guard let position = byImage[image] else { continue }
+                let plan = images[position]
                 if case .materialize = plan.decision, !rendered.insert(image).inserted, !read.contains(image) {
                     continue
                 }
@@ -332,6 +348,7 @@ extension RenderPlan {
         }
         self.passes = passes
         self.images = images
+        index = Self.index(images)
     }
 }
 
