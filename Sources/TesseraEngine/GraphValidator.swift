@@ -86,11 +86,9 @@ struct GraphValidator {
         }
         if nodeEntries.isEmpty { error(nodesLocation, "the graph has no nodes") }
         if nodeEntries.count > Self.maximumNodes {
-            let first = nodeEntries[Self.maximumNodes]
             error(
-                first.keyLocation,
-                "the graph has \(nodeEntries.count) nodes; at most \(Self.maximumNodes) are allowed (node "
-                    + "'\(first.key)' is the \(Self.maximumNodes + 1)th)")
+                nodeEntries[Self.maximumNodes].keyLocation,
+                "the graph has \(nodeEntries.count) nodes, more than the \(Self.maximumNodes) a graph may have")
             return nil
         }
 
