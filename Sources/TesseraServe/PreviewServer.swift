@@ -137,7 +137,7 @@ public final class PreviewServer: @unchecked Sendable {
             guard admitted else {
                 let connection = Connection(socket: client, deadline: Date().addingTimeInterval(1))
                 connection.send(Response.text("too many connections; try again\n", status: 503))
-                connection.close()
+                connection.close(draining: false)
                 continue
             }
             let thread = Thread { [self] in
@@ -477,11 +477,12 @@ final class Connection {
     /// Closes after reading what the peer still sends (up to 2 MB or 2 s): closing with unread bytes
     /// would reset the connection, and the peer could lose the response (a refusal sent before a body
     /// that is too large was read).
-    func close() {
+    /// `draining: false` closes at once (the accept thread refusing a connection must not wait on it).
+    func close(draining: Bool = true) {
         guard !isClosed else { return }
         isClosed = true
         shutdown(socket, Int32(SHUT_WR))
-        let until = Date().addingTimeInterval(2)
+        let until = Date().addingTimeInterval(draining ? 2 : 0)
         var drained = 0
         while drained < 2 << 20, until.timeIntervalSinceNow > 0,
             waitForInput(milliseconds: Int32(max(1, until.timeIntervalSinceNow * 1000))) == .ready,
