@@ -281,3 +281,99 @@ enum RawClient {
         return Answer(status: status, head: head, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 }
+
+/// What the served graph may make the preview read, how it ends, and how quickly it follows an edit.
+@Suite(.serialized)
+struct ServeFileTests {
+    /// A graph whose `load` names a FIFO in the folder: shown as a problem at its line, not waited on
+    /// (before, the render opened it and blocked for good, and the page never had a first render).
+    @Test func aFIFOIsAProblemNotAWait() async throws {
+        let graph = ServeTests.graph.replacingOccurrences(of: "path: astronaut.png", with: "path: pipe.png")
+        let (folder, file) = try ServeTests.servedFolder(graph: graph)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(mkfifo(folder.appendingPathComponent("pipe.png").path, 0o600) == 0)
+        let server = try ServeTests.Server(serving: file, arguments: ["--preview-size", "128"])
+        let state = try await server.state(atLeast: 1)
+        let problems = try #require(state["problems"] as? [[String: Any]])
+        let fifo = problems.first { ($0["message"] as? String)?.contains("pipe.png is a FIFO (named pipe)") == true }
+        #expect(fifo?["line"] as? Int == 4, "\(problems)")
+        // Another graph of the folder that is a FIFO is refused too.
+        #expect(mkfifo(folder.appendingPathComponent("other.yaml").path, 0o600) == 0)
+        let open = try await server.request("/api/open", method: "POST", body: #"{"graph": "other.yaml"}"#)
+        #expect(open.status == 400 && open.text.contains("is a FIFO (named pipe), not a graph file"), "\(open.text)")
+        #expect(try await server.request("/api/state").status == 200)
+    }
+
+    /// A FIFO given as the graph: one line and status 1 at once.
+    @Test func aFIFOGraphIsRefused() throws {
+        try withTemporaryFolder { folder in
+            #expect(mkfifo(folder.appendingPathComponent("g.yaml").path, 0o600) == 0)
+            let tessera = try #require(CLI.executable).path
+            let result = try CLI.run(
+                ["-c", "exec timeout 20 \"$@\"", "sh", tessera, "serve", "g.yaml"], in: folder,
+                binary: URL(fileURLWithPath: "/bin/sh"))
+            #expect(result.status == 1 && !result.signaled, "\(result.status) \(result.stderr)")
+            #expect(result.stderr == "Error: g.yaml is a FIFO (named pipe), not a graph file\n")
+        }
+    }
+
+    /// A file outside the graph's folder is not read unless the command says so.
+    @Test func filesOutsideTheFolderNeedAFlag() async throws {
+        let graph = ServeTests.graph.replacingOccurrences(
+            of: "path: astronaut.png", with: "path: \(ServeTests.repository.path)/Examples/images/astronaut.png")
+        let (folder, file) = try ServeTests.servedFolder(graph: graph)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let refused = try ServeTests.Server(serving: file, arguments: ["--preview-size", "128"])
+        let problems = try #require(try await refused.state(atLeast: 1)["problems"] as? [[String: Any]])
+        #expect(
+            problems.contains {
+                ($0["message"] as? String)?.hasSuffix(
+                    "start tessera serve with --read-anywhere to let the graph read it")
+                    == true
+            }, "\(problems)")
+        let allowed = try ServeTests.Server(serving: file, arguments: ["--preview-size", "128", "--read-anywhere"])
+        let state = try await allowed.state(atLeast: 1)
+        #expect((state["problems"] as? [[String: Any]])?.isEmpty == true, "\(state["problems"] ?? "")")
+    }
+
+    /// Ctrl-C or SIGTERM ends the server with status 0 and leaves nothing in the temporary folder (it
+    /// left an empty tessera-serve-* folder on every exit).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anExitLeavesNoTemporaryFolder(signal: Int32) async throws {
+        let (folder, file) = try ServeTests.servedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = folder.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let server = try ServeTests.Server(
+            serving: file, arguments: ["--preview-size", "128"], environment: ["TMPDIR": temporary.path])
+        _ = try await server.state(atLeast: 1)
+        kill(server.process.processIdentifier, signal)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
+    }
+
+    /// An edit made while a large graph renders reaches the page within seconds: the render under way is
+    /// cancelled, at any step. Before, 12,000 nodes kept the edit off the page for over two minutes
+    /// (looking each node up by name scanned them all, before the run could be cancelled).
+    @Test func anEditCancelsTheRenderUnderWay() async throws {
+        var large = "version: 1\nnodes:\n  src: { op: constant, width: 8, height: 8 }\n"
+        for index in 0..<12_000 {
+            large += "  c\(index): { op: contrast, input: \(index % 10 == 0 ? "src" : "c\(index - 1)") }\n"
+        }
+        let (folder, file) = try ServeTests.servedFolder(graph: large)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ServeTests.Server(serving: file)
+        try await Task.sleep(for: .seconds(2))
+        let small =
+            "version: 1\nnodes:\n  src: { op: constant, width: 8, height: 8 }\n  edited: { op: contrast, input: src }\n"
+        try small.write(to: file, atomically: true, encoding: .utf8)
+        let edited = Date()
+        while Date().timeIntervalSince(edited) < 30 {
+            let text = try await server.request("/api/state").text
+            if text.contains(#""name":"edited""#) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(Date().timeIntervalSince(edited) < 20, "the edit reached the page")
+    }
+}
