@@ -15,7 +15,7 @@ public struct Graph: Sendable {
     /// every node, which a scan made quadratic (12,000 nodes took a minute and a half before a run began).
     private var nodeIndex: [String: Int]
 
-    public init(file: String, nodes: [GraphNode], warnings: [Diagnostic]) {
+    init(file: String, nodes: [GraphNode], warnings: [Diagnostic]) {
         self.file = file
         self.nodes = nodes
         self.warnings = warnings

@@ -1,4 +1,4 @@
-import CYaml
+internal import CYaml  // libyaml's event parser, for the nesting limit; not part of the module's interface
 import TesseraCore
 import Yams
 
