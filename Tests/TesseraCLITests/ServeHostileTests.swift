@@ -304,6 +304,22 @@ struct ServeFileTests {
         #expect(try await server.request("/api/state").status == 200)
     }
 
+    /// A graph nested 50,000 levels past the old nesting scan (an apostrophe in a comment): the page shows
+    /// the limit at its place, and the server goes on (the render's thread overflowed its stack before).
+    @Test func aDeepGraphIsAProblemNotACrash() async throws {
+        let deep =
+            "# don't\nversion: 1\nnodes: " + String(repeating: "[", count: 50_000)
+            + String(repeating: "]", count: 50_000)
+        let (folder, file) = try ServeTests.servedFolder(graph: deep)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ServeTests.Server(serving: file)
+        let problems = try #require(try await server.state(atLeast: 1)["problems"] as? [[String: Any]])
+        #expect(
+            problems.first?["text"] as? String
+                == "\(file.path):3:207: error: the file nests values more than 200 levels deep")
+        #expect(server.process.isRunning)
+    }
+
     /// A FIFO given as the graph: one line and status 1 at once.
     @Test func aFIFOGraphIsRefused() throws {
         try withTemporaryFolder { folder in
