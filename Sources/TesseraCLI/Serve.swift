@@ -60,6 +60,8 @@ struct Serve: ParsableCommand {
         }
         // Ctrl-C and SIGTERM only raise a flag, so the scratch folder is removed before the process ends.
         Signals.catchInterrupts()
+        // A page that goes away, or a Graphviz stopped mid-drawing, is an error on its write, not the end.
+        signal(SIGPIPE, SIG_IGN)
         let server = PreviewServer(session: session, host: host, port: UInt16(port))
         do {
             _ = try server.start()

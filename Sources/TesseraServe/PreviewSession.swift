@@ -32,6 +32,10 @@ public final class PreviewSession: @unchecked Sendable {
     /// A folder for the thumbnails being encoded and any file a preview node writes: it exists only while
     /// a render runs, so no exit (even a kill between renders) leaves it behind.
     private let scratch: String
+    /// The most nodes the preview renders: a thumbnail each is more than a page can show, and the run's
+    /// plan takes time quadratic in the nodes before its first tile (RenderPlan looks images up by name
+    /// in a list), which no edit could cancel: 12,000 nodes took minutes.
+    static let maximumPreviewNodes = 2000
     /// True once ``shutDown()`` ran: no render starts after.
     private var isShutDown = false
     /// Whether the graph may read files outside ``folder`` (`tessera serve --read-anywhere`).
@@ -323,6 +327,18 @@ public final class PreviewSession: @unchecked Sendable {
             return
         }
         next.problems = graph.warnings.map(problem)
+        if graph.nodes.count > Self.maximumPreviewNodes {
+            let at = graph.nodes[Self.maximumPreviewNodes].location
+            let message =
+                "the graph has \(graph.nodes.count) nodes; the preview shows graphs of at most "
+                + "\(Self.maximumPreviewNodes) (tessera run renders it)"
+            next.problems.append(
+                .init(
+                    severity: "error", line: at.line, column: at.column, message: message,
+                    text: "\(at): error: \(message)"))
+            next.stale = true
+            return
+        }
         let refused = fileProblems(in: graph)
         if !refused.isEmpty {
             next.problems += refused.map(\.problem)
@@ -486,7 +502,8 @@ public final class PreviewSession: @unchecked Sendable {
         // Written and read on other threads, so a large graph cannot fill both pipes at once, and this one
         // can stop the drawing when it takes too long or a newer edit arrives.
         DispatchQueue.global().async {
-            input.fileHandleForWriting.write(Data(dot.utf8))
+            // Throws (EPIPE) rather than trapping when the drawing was stopped before it read everything.
+            try? input.fileHandleForWriting.write(contentsOf: Data(dot.utf8))
             try? input.fileHandleForWriting.close()
         }
         let read = Locked<Data?>(nil)

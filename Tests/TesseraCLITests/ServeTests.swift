@@ -211,7 +211,7 @@ struct ServeTests {
     /// listen on the WebSocket and load thumbnails; a DNS-rebinding name is tried with the token. All
     /// fail, the same attacks reach a permissive stand-in server (so the browser did send them), and the
     /// file is unchanged. Before, such a page rewrote the file.
-    @Test func hostilePagesInABrowser() async throws {
+    @Test func hostilePagesInABrowser() throws {
         let needed = ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/python3"]
         let missing = needed.filter { !FileManager.default.isExecutableFile(atPath: $0) }
         guard missing.isEmpty else {
