@@ -20,9 +20,6 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         // `swift package generate-documentation --target Tessera` (make api-docs): the embedding API's DocC.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // `tessera serve`'s HTTP and WebSocket server: small, on Foundation alone (no SwiftNIO), so it adds
-        // little to a clean build.
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // MARK: System libraries (headers and link flags from pkg-config)
@@ -100,10 +97,10 @@ let package = Package(
             ]),
         // The executable's signal handlers: process-wide state, so the program's, never the library's.
         .target(name: "CTesseraSignals", dependencies: ["CImageShims"]),
-        // `tessera serve`: the live preview page and its server, apart from the library (it alone needs HTTP).
-        .target(
-            name: "TesseraServe",
-            dependencies: ["Tessera", .product(name: "FlyingFox", package: "FlyingFox")]),
+        // `tessera serve`: the live preview page and its small HTTP and WebSocket server (its own, with a
+        // limit on every length and time: the page's requests come from a browser that has other pages open),
+        // apart from the library.
+        .target(name: "TesseraServe", dependencies: ["Tessera"]),
         .executableTarget(
             name: "TesseraCLI",
             dependencies: [

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // Coverage-guided fuzzing (libFuzzer) of what reads untrusted bytes: graph files (YAML and strict JSON,
-// parsed and validated) and the PNG, TIFF and JPEG decoders. A package of its own, so that its
+// parsed and validated), the PNG, TIFF and JPEG decoders, and `tessera serve`'s request parser. A package of its own, so that its
 // sanitizer flags and libFuzzer's main never reach Tessera's own build. `make fuzz` at the top builds
 // it with `-sanitize=fuzzer,address` and runs every target; `make test` runs each briefly.
 import PackageDescription
@@ -21,6 +21,9 @@ let package = Package(
         .executableTarget(
             name: "FuzzImage", dependencies: ["FuzzDriver", .product(name: "Tessera", package: "Tessera")],
             path: "Sources/FuzzImage"),
+        // `tessera serve`'s request head and WebSocket frame parsers: their two files are linked into this
+        // target (they stand alone), so it builds without the rest of Tessera.
+        .executableTarget(name: "FuzzServe", dependencies: ["FuzzDriver"], path: "Sources/FuzzServe"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,6 +75,9 @@ def search_paths(build):
         paths += ["-I", os.path.join(build, name + ".build")]
     for name in SYSTEM_LIBRARIES:
         paths += ["-I", os.path.join(ROOT, "Sources", name)]
+    # Yams' libyaml, which TesseraEngine imports (internally) for the graph parser's nesting limit.
+    paths += ["-I", os.path.join(os.path.dirname(os.path.dirname(build)), "checkouts", "Yams", "Sources", "CYaml",
+                                 "include")]
     return paths
 
 

@@ -2,7 +2,8 @@
 # Coverage-guided fuzzing with libFuzzer: builds Fuzz/ (a package of its own) with AddressSanitizer and
 # runs each campaign for SECONDS (default 60). Campaigns: graph files as YAML and as strict JSON
 # (parsed and validated), plugin catalogs (read as a plugin's are), the PNG, TIFF and JPEG decoders and
-# the WebP, GIF, HEIC and AVIF ones ("formats") (header, then every pixel).
+# the WebP, GIF, HEIC and AVIF ones ("formats") (header, then every pixel), and `tessera serve`'s request
+# parser ("serve": raw requests in random chunkings, then WebSocket frames).
 #
 #     Scripts/fuzz.sh [SECONDS] [CAMPAIGN...]
 #
@@ -19,10 +20,21 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 campaigns=("$@")
-[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg formats)
+[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg formats serve)
 
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
-(cd Fuzz && swift build "${flags[@]}" --product FuzzGraph >/dev/null && swift build "${flags[@]}" --product FuzzImage >/dev/null)
+# Only the binaries the campaigns run are built (FuzzServe alone needs none of Tessera's other modules).
+products=()
+for campaign in "${campaigns[@]}"; do
+    case $campaign in
+        graph-yaml | graph-json | catalog) products+=(FuzzGraph) ;;
+        png | tiff | jpeg | formats) products+=(FuzzImage) ;;
+        serve) products+=(FuzzServe) ;;
+    esac
+done
+for product in $(printf '%s\n' "${products[@]}" | sort -u); do
+    (cd Fuzz && swift build "${flags[@]}" --product "$product" >/dev/null)
+done
 bin=$(cd Fuzz && swift build -c release --show-bin-path)
 fixtures=Tests/TesseraIOTests/Fixtures
 mkdir -p out/fuzz/crashes
@@ -33,7 +45,8 @@ for campaign in "${campaigns[@]}"; do
         graph-json) target=FuzzGraph; kind=json; seeds=(Fuzz/Corpus/graph-json) ;;
         catalog) target=FuzzGraph; kind=catalog; seeds=(Fuzz/Corpus/catalog) ;;
         png | tiff | jpeg | formats) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
-        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg, formats)" >&2; exit 2 ;;
+        serve) target=FuzzServe; kind=; seeds=(Fuzz/Corpus/serve) ;;
+        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg, formats, serve)" >&2; exit 2 ;;
     esac
     mkdir -p "out/fuzz/$campaign"
     log="out/fuzz/$campaign.log"

@@ -1,3 +1,4 @@
+internal import CYaml  // libyaml's event parser, for the nesting limit; not part of the module's interface
 import TesseraCatalog
 import TesseraCore
 import Yams
@@ -63,10 +64,11 @@ enum DocumentParser {
 
     /// Parses YAML, its plain scalars typed by YAML 1.2's core schema (``coreSchema``).
     static func parseYAML(_ text: String, file: String) -> (DocumentValue?, [Diagnostic]) {
-        // libyaml and Yams recurse once per level: check the nesting before handing them the text.
-        if let deep = tooDeep(text) {
-            let message = "the file nests values more than \(maximumDepth) levels deep"
-            return (nil, [.error(SourceLocation(file: file, line: deep.line, column: deep.column), message)])
+        // Yams composes a tree by recursion, once per level: measure the nesting first, with libyaml's own
+        // parser, which keeps its state on the heap.
+        if let refused = outsideLimits(text) {
+            let location = SourceLocation(file: file, line: refused.line, column: refused.column)
+            return (nil, [.error(location, refused.message)])
         }
         let node: Yams.Node?
         do {
@@ -86,44 +88,53 @@ enum DocumentParser {
         return (value, converter.diagnostics)
     }
 
-    /// The position where flow brackets (`[`, `{`) or block sequence dashes on one line (`- - -`)
-    /// first nest deeper than ``maximumDepth``, if they do. Block nesting by indentation cannot get
-    /// that deep in a file of sensible size.
-    static func tooDeep(_ text: String) -> (line: Int, column: Int)? {
-        var depth = 0
-        var line = 1
-        var column = 0
-        var quote: Character?
-        var atLineStart = true
-        var lineDashes = 0
-        var previous: Character = "\n"
-        for character in text {
-            column += 1
-            if character == "\n" {
-                line += 1
-                column = 0
-                atLineStart = true
-                lineDashes = 0
-                previous = character
-                continue
-            }
-            if let open = quote {
-                if character == open, previous != "\\" { quote = nil }
-            } else {
-                switch character {
-                case "\"", "'": quote = character
-                case "[", "{": depth += 1
-                case "]", "}": depth = max(0, depth - 1)
-                case "-" where atLineStart: lineDashes += 1
-                case " ": break
-                default: atLineStart = false
+    /// Where the text first nests collections more than ``maximumDepth`` deep, or first holds more than
+    /// ``maximumValues`` values (before aliases are expanded), with the message saying which; nil when it
+    /// does neither, or has a syntax error before (composing it reports that).
+    ///
+    /// This reads libyaml's event stream (mapping and sequence starts and ends, scalars, aliases), the
+    /// parser Yams itself runs, so it counts nesting exactly as the composer will meet it: flow brackets,
+    /// block indentation, `- - -` and `? ` keys on one line, with quotes, escapes, comments and block
+    /// scalars read by YAML's rules, not guessed by a scan of the characters (which an apostrophe in a
+    /// comment once fooled, letting a 10 KB file overflow the stack).
+    ///
+    /// - Cost: one pass over the text with libyaml; memory for its stacks only, no tree.
+    static func outsideLimits(_ text: String) -> (line: Int, column: Int, message: String)? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var depth = 0
+            var values = 0
+            while true {
+                var event = yaml_event_t()
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+                defer { yaml_event_delete(&event) }
+                let (line, column) = (Int(event.start_mark.line) + 1, Int(event.start_mark.column) + 1)
+                switch event.type {
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    depth += 1
+                    values += 1
+                    if depth > maximumDepth {
+                        return (line, column, "the file nests values more than \(maximumDepth) levels deep")
+                    }
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    depth -= 1
+                case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT:
+                    values += 1
+                case YAML_STREAM_END_EVENT:
+                    return nil
+                default:
+                    break
                 }
-                if character != "-" && character != " " { atLineStart = false }
-                if depth + lineDashes > maximumDepth { return (line, column) }
+                if values > maximumValues {
+                    return (line, column, "the file holds more than \(maximumValues) values")
+                }
             }
-            previous = character
         }
-        return nil
     }
 
     static func location(_ mark: Mark?, file: String) -> SourceLocation {

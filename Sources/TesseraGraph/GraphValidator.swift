@@ -15,6 +15,26 @@ struct GraphValidator {
     /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/knownOutputSize``).
     var knownSizes: [String: (width: Int, height: Int)] = [:]
 
+    /// The most nodes a graph may have. Validation is linear in the graph's size, so this is a bound on
+    /// what a file can ask of memory and of the run, not of checking: 100,000 nodes validate in about a
+    /// second.
+    static let maximumNodes = 100_000
+    /// The most nodes that may read one another in a row (the longest path through the graph, counted in
+    /// nodes). A tile is pulled through a chain of nodes by recursion on the worker that renders it, a few
+    /// kilobytes of stack a node (about 2.7 KB in a debug build: 3,000 nodes overflowed the 8 MB of a
+    /// thread); 1,000 keeps that within 3 MB.
+    static let maximumChain = 1_000
+    /// Node names suggested for unknown references ("did you mean"): each compares the name with every
+    /// node's, so a file of many broken references gets suggestions for the first ones only, and checking
+    /// it stays linear.
+    static let maximumNameSuggestions = 64
+
+    /// Node index by name, made once (file order; names are unique, the parser drops duplicates).
+    var nodeIndex: [String: Int] = [:]
+    var nameSuggestionsLeft = Self.maximumNameSuggestions
+    /// The catalog's declarations by op, made once (the catalog looks them up in a list).
+    var declarations: [String: NodeDeclaration] = [:]
+
     /// A node as written, before its connections are checked. `declaration` is nil when its op is unknown.
     private struct Draft {
         var name: String
@@ -66,8 +86,16 @@ struct GraphValidator {
             return nil
         }
         if nodeEntries.isEmpty { error(nodesLocation, "the graph has no nodes") }
+        if nodeEntries.count > Self.maximumNodes {
+            error(
+                nodeEntries[Self.maximumNodes].keyLocation,
+                "the graph has \(nodeEntries.count) nodes, more than the \(Self.maximumNodes) a graph may have")
+            return nil
+        }
 
+        declarations = Dictionary(catalog.declarations.map { ($0.op, $0) }, uniquingKeysWith: { first, _ in first })
         var drafts = nodeEntries.map { draft(for: $0) }
+        nodeIndex = Dictionary(drafts.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         apply(overrides, to: &drafts)
         checkRequired(&drafts)
         checkReferences(&drafts)
@@ -137,7 +165,7 @@ struct GraphValidator {
             draft.hasErrors = true
             return draft
         }
-        guard let declaration = catalog.declaration(op: op) else {
+        guard let declaration = declarations[op] else {
             let hint = Suggestion.nearest(to: op, in: catalog.ops).map { "did you mean '\($0)'?" }
             error(opField.value.location, "unknown op '\(op)'; " + (hint ?? Self.pluginHint))
             draft.hasErrors = true
@@ -233,10 +261,8 @@ struct GraphValidator {
         var cwd = context
         cwd.baseFolder = ""
         for override in overrides {
-            guard let index = drafts.firstIndex(where: { $0.name == override.node }) else {
-                error(
-                    override.location,
-                    "no node '\(override.node)'" + Suggestion.didYouMean(override.node, in: drafts.map(\.name)))
+            guard let index = nodeIndex[override.node] else {
+                error(override.location, "no node '\(override.node)'" + suggestedName(for: override.node, in: drafts))
                 continue
             }
             guard let declaration = drafts[index].declaration else { continue }
@@ -306,18 +332,22 @@ struct GraphValidator {
         }
     }
 
+    /// "; did you mean 'photo'?" for a name no node has, while suggestions are left
+    /// (``maximumNameSuggestions``); "" after.
+    private mutating func suggestedName(for name: String, in drafts: [Draft]) -> String {
+        guard nameSuggestionsLeft > 0 else { return "" }
+        nameSuggestionsLeft -= 1
+        return Suggestion.didYouMean(name, in: drafts.map(\.name))
+    }
+
     private mutating func checkReferences(_ drafts: inout [Draft]) {
-        let names = drafts.map(\.name)
         for index in drafts.indices {
             let draft = drafts[index]
             guard let declaration = draft.declaration else { continue }
             for (input, reference) in draft.inputs.sorted(by: { $0.key < $1.key }) {
                 let wanted = declaration.input(named: input)
                 let what = "input '\(input)' of '\(draft.name)' (\(declaration.op)) takes \(wanted?.typePhrase ?? "?")"
-                if let resolved = resolve(
-                    reference, in: drafts, names: names, accepting: wanted?.accepted ?? [],
-                    what: what)
-                {
+                if let resolved = resolve(reference, in: drafts, accepting: wanted?.accepted ?? [], what: what) {
                     drafts[index].inputs[input] = resolved
                 } else {
                     // Dropped, so that it counts in no cycle: its error is reported.
@@ -340,10 +370,7 @@ struct GraphValidator {
                 }
                 let phrases = declared.upstreamTypes.phrase
                 let what = "parameter '\(parameter)' of '\(draft.name)' (\(declaration.op)) takes \(phrases)"
-                if let resolved = resolve(
-                    reference, in: drafts, names: names, accepting: declared.upstreamTypes,
-                    what: what)
-                {
+                if let resolved = resolve(reference, in: drafts, accepting: declared.upstreamTypes, what: what) {
                     drafts[index].parameters[parameter]?.source = .upstream(resolved)
                 } else {
                     drafts[index].parameters[parameter] = nil
@@ -355,10 +382,10 @@ struct GraphValidator {
 
     /// The reference with its port filled in, if it names an existing output of an accepted type.
     private mutating func resolve(
-        _ reference: PortReference, in drafts: [Draft], names: [String], accepting types: [PortType], what: String
+        _ reference: PortReference, in drafts: [Draft], accepting types: [PortType], what: String
     ) -> PortReference? {
-        guard let target = drafts.first(where: { $0.name == reference.node }) else {
-            error(reference.location, "no node '\(reference.node)'" + Suggestion.didYouMean(reference.node, in: names))
+        guard let target = nodeIndex[reference.node].map({ drafts[$0] }) else {
+            error(reference.location, "no node '\(reference.node)'" + suggestedName(for: reference.node, in: drafts))
             return nil
         }
         guard let declaration = target.declaration else { return nil }  // its own error is reported
@@ -389,9 +416,11 @@ struct GraphValidator {
     }
 
     /// Node indices with every node after those it reads, or nil (with an error per cycle) when nodes
-    /// read each other in a cycle.
+    /// read each other in a cycle, or when more than ``maximumChain`` nodes read one another in a row.
+    ///
+    /// - Cost: linear in nodes and connections (and a logarithm for the file order among ready nodes).
     private mutating func runningOrder(_ drafts: [Draft]) -> [Int]? {
-        let index = Dictionary(drafts.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let index = nodeIndex
         let edges: [[Int]] = drafts.map { draft in
             let references =
                 Array(draft.inputs.values)
@@ -411,7 +440,8 @@ struct GraphValidator {
             var message =
                 "these nodes read each other in a cycle: "
                 + cycle.map { "'\(drafts[$0].name)'" }.joined(separator: " -> ")
-            let others = members.filter { !cycle.contains($0) }.map { drafts[$0].name }
+            let inCycle = Set(cycle)
+            let others = members.filter { !inCycle.contains($0) }.map { drafts[$0].name }
             if !others.isEmpty { message += " (and through other cycles: \(others.quotedList))" }
             error(drafts[members[0]].location, message)
         }
@@ -420,15 +450,26 @@ struct GraphValidator {
         var remaining = edges.map(\.count)
         var readers = [[Int]](repeating: [], count: drafts.count)
         for (reader, sources) in edges.enumerated() { for source in sources { readers[source].append(reader) } }
-        var ready = Set(remaining.indices.filter { remaining[$0] == 0 })
+        var ready = MinimumHeap(remaining.indices.filter { remaining[$0] == 0 })
         var order: [Int] = []
-        while let next = ready.min() {
-            ready.remove(next)
+        order.reserveCapacity(drafts.count)
+        while let next = ready.popMinimum() {
             order.append(next)
             for reader in readers[next] {
                 remaining[reader] -= 1
                 if remaining[reader] == 0 { ready.insert(reader) }
             }
+        }
+        // The longest chain ending at each node, in running order: every node it reads comes before it.
+        var chain = [Int](repeating: 1, count: drafts.count)
+        for node in order {
+            for source in edges[node] { chain[node] = max(chain[node], chain[source] + 1) }
+            guard chain[node] > Self.maximumChain else { continue }
+            error(
+                drafts[node].location,
+                "node '\(drafts[node].name)' ends a chain of \(chain[node]) nodes, each reading the one before; "
+                    + "at most \(Self.maximumChain) nodes can be chained")
+            return nil
         }
         return order
     }
@@ -448,9 +489,9 @@ struct GraphValidator {
             guard values.count == draft.parameters.count else { continue }  // some come from upstream: at run time
             var inputTypes: [String: PortType] = [:]
             for (input, reference) in draft.inputs {
-                inputTypes[input] =
-                    drafts.first { $0.name == reference.node }?.declaration?
-                    .output(named: reference.port)?.type
+                inputTypes[input] = nodeIndex[reference.node].flatMap {
+                    drafts[$0].declaration?.output(named: reference.port)?.type
+                }
             }
             let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))
             do {
@@ -526,6 +567,9 @@ struct GraphValidator {
 /// Tarjan's strongly connected components, for cycle reports.
 enum StronglyConnected {
     /// Components of the graph whose node `i` has edges to `edges[i]`.
+    ///
+    /// - Cost: linear in nodes and edges. The depth-first search keeps its path in an array, not on the
+    ///   call stack: a chain of 100,000 nodes once overflowed the stack here.
     static func components(_ edges: [[Int]]) -> [[Int]] {
         var index = [Int?](repeating: nil, count: edges.count)
         var low = [Int](repeating: 0, count: edges.count)
@@ -533,32 +577,46 @@ enum StronglyConnected {
         var stack: [Int] = []
         var next = 0
         var result: [[Int]] = []
+        // The search's path: each node with the position of the next edge it will follow.
+        var path: [(node: Int, edge: Int)] = []
 
-        func visit(_ node: Int) {
-            index[node] = next
-            low[node] = next
+        for root in edges.indices where index[root] == nil {
+            path.append((root, 0))
+            index[root] = next
+            low[root] = next
             next += 1
-            stack.append(node)
-            onStack[node] = true
-            for target in edges[node] {
-                if let targetIndex = index[target] {
-                    if onStack[target] { low[node] = min(low[node], targetIndex) }
-                } else {
-                    visit(target)
-                    low[node] = min(low[node], low[target])
+            stack.append(root)
+            onStack[root] = true
+            while let (node, edge) = path.last {
+                if edge < edges[node].count {
+                    path[path.count - 1].edge += 1
+                    let target = edges[node][edge]
+                    if let targetIndex = index[target] {
+                        if onStack[target] { low[node] = min(low[node], targetIndex) }
+                    } else {
+                        index[target] = next
+                        low[target] = next
+                        next += 1
+                        stack.append(target)
+                        onStack[target] = true
+                        path.append((target, 0))
+                    }
+                    continue
                 }
-            }
-            if low[node] == index[node] {
-                var component: [Int] = []
-                while let top = stack.popLast() {
-                    onStack[top] = false
-                    component.append(top)
-                    if top == node { break }
+                // Every edge followed: close the node, and pass its low link to the node it was reached from.
+                path.removeLast()
+                if let parent = path.last?.node { low[parent] = min(low[parent], low[node]) }
+                if low[node] == index[node] {
+                    var component: [Int] = []
+                    while let top = stack.popLast() {
+                        onStack[top] = false
+                        component.append(top)
+                        if top == node { break }
+                    }
+                    result.append(component)
                 }
-                result.append(component)
             }
         }
-        for node in edges.indices where index[node] == nil { visit(node) }
         return result
     }
 
@@ -587,5 +645,45 @@ enum StronglyConnected {
             }
         }
         return [start, start]
+    }
+}
+
+/// A binary min-heap of node indices: the earliest ready node in file order, in logarithmic time (a set's
+/// `min()` scanned every ready node each time, quadratic in a wide graph).
+struct MinimumHeap {
+    private var items: [Int] = []
+
+    init(_ items: [Int]) {
+        for item in items { insert(item) }
+    }
+
+    mutating func insert(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child] < items[parent] else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popMinimum() -> Int? {
+        guard let last = items.popLast() else { return nil }
+        guard !items.isEmpty else { return last }
+        let minimum = items[0]
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < items.count, items[left] < items[smallest] { smallest = left }
+            if right < items.count, items[right] < items[smallest] { smallest = right }
+            guard smallest != parent else { break }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return minimum
     }
 }

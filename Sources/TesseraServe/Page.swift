@@ -2,7 +2,13 @@
 /// It reads `/api/state`, draws the graph, the nodes' thumbnails and controls and the file's problems,
 /// and asks again whenever the WebSocket `/events` announces a new render.
 enum Page {
-    static let html = #"""
+    /// The page for a server whose token is `token`; its script runs under a Content-Security-Policy that
+    /// allows only the script carrying `nonce`.
+    static func html(token: String, nonce: String) -> String {
+        template.replacingOccurrences(of: "{{TOKEN}}", with: token).replacingOccurrences(of: "{{NONCE}}", with: nonce)
+    }
+
+    private static let template = #"""
         <!doctype html>
         <html lang="en">
         <head>
@@ -94,8 +100,14 @@ enum Page {
           </div>
           <div id="nodes"></div>
         </main>
-        <script>
+        <script nonce="{{NONCE}}">
         "use strict";
+        // The server's token: sent with every request (the cookie carries it too), and dropped from the
+        // address bar so that it is not copied around or kept in the history.
+        const token = "{{TOKEN}}";
+        history.replaceState(null, "", location.pathname);
+        const api = (path, options = {}) =>
+          fetch(path, Object.assign({}, options, {headers: Object.assign({"X-Tessera-Token": token}, options.headers)}));
         let state = null, overrides = {}, shape = "", timer = null;
         const $ = id => document.getElementById(id);
         const el = (tag, attrs = {}, ...kids) => {
@@ -113,14 +125,14 @@ enum Page {
         };
 
         async function refresh() {
-          const response = await fetch("/api/state", {cache: "no-store"});
+          const response = await api("/api/state", {cache: "no-store"});
           state = await response.json();
           overrides = Object.assign({}, state.overrides);
           render();
         }
 
         function connect() {
-          const ws = new WebSocket(`ws://${location.host}/events`);
+          const ws = new WebSocket(`ws://${location.host}/events?token=${token}`);
           ws.onopen = () => $("dot").classList.add("on");
           ws.onmessage = event => { if (!state || Number(event.data) !== state.version) refresh(); };
           ws.onclose = () => { $("dot").classList.remove("on"); setTimeout(connect, 1000); };
@@ -272,7 +284,7 @@ enum Page {
         }
 
         async function send() {
-          const response = await fetch("/api/overrides", {method: "POST", body: JSON.stringify(overrides),
+          const response = await api("/api/overrides", {method: "POST", body: JSON.stringify(overrides),
             headers: {"Content-Type": "application/json"}});
           if (!response.ok) alert(await response.text());
         }
@@ -319,13 +331,13 @@ enum Page {
         }
 
         $("save").onclick = async () => {
-          const response = await fetch("/api/save", {method: "POST", body: "{}"});
+          const response = await api("/api/save", {method: "POST", body: "{}"});
           if (!response.ok) { alert(await response.text()); return; }
           overrides = {}; updateButtons();
         };
         $("reset").onclick = async () => { overrides = {}; await send(); updateButtons(); };
         $("graphs").onchange = async () => {
-          const response = await fetch("/api/open", {method: "POST", body: JSON.stringify({graph: $("graphs").value})});
+          const response = await api("/api/open", {method: "POST", body: JSON.stringify({graph: $("graphs").value})});
           if (!response.ok) alert(await response.text());
         };
         refresh().then(connect);

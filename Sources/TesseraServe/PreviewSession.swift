@@ -5,6 +5,9 @@ import Tessera
 /// One served graph file: watched for changes, rendered at preview size, and the page's state and
 /// thumbnails kept for the server. Renders run one at a time on a queue of their own; a change while
 /// one runs cancels it and starts the next.
+///
+/// It reads only what its user means it to: the graph file and the files its nodes name, each a regular
+/// file (a FIFO would block the render) inside the served folder, unless made with `readsAnywhere`.
 public final class PreviewSession: @unchecked Sendable {
     /// The folder the page may open graphs from (the first graph's), symbolic links resolved.
     public let folder: String
@@ -26,16 +29,34 @@ public final class PreviewSession: @unchecked Sendable {
     private var dotCache: (dot: String, svg: String?)?
     private let queue = DispatchQueue(label: "tessera.serve.render")
     private var timer: (any DispatchSourceTimer)?
+    /// A folder for the thumbnails being encoded and any file a preview node writes: it exists only while
+    /// a render runs, so no exit (even a kill between renders) leaves it behind.
     private let scratch: String
+    /// The most nodes the preview renders: a thumbnail each is more than a page can show, and the run's
+    /// plan takes time quadratic in the nodes before its first tile (RenderPlan looks images up by name
+    /// in a list), which no edit could cancel: 12,000 nodes took minutes.
+    static let maximumPreviewNodes = 2000
+    /// True once ``shutDown()`` ran: no render starts after.
+    private var isShutDown = false
+    /// Whether the graph may read files outside ``folder`` (`tessera serve --read-anywhere`).
+    let readsAnywhere: Bool
 
     /// - Parameters:
     ///   - path: the graph file; its folder becomes the served folder.
     ///   - overrides: `--set` options, applied under the page's.
-    public init(path: String, catalog: Catalog, overrides: [ParameterOverride], previewSide: Int = 512) throws {
+    ///   - readsAnywhere: let the graph read files outside its folder.
+    public init(
+        path: String, catalog: Catalog, overrides: [ParameterOverride], previewSide: Int = 512,
+        readsAnywhere: Bool = false
+    ) throws {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         guard FileManager.default.fileExists(atPath: absolute.path) else {
             throw ServeError(status: 404, "no such graph file: \(path)")
         }
+        if let kind = Self.specialKind(absolute.path) {
+            throw ServeError(status: 400, "\(path) is \(kind), not a graph file")
+        }
+        self.readsAnywhere = readsAnywhere
         folder = absolute.deletingLastPathComponent().path
         graphPath = absolute.path
         self.catalog = catalog
@@ -44,10 +65,21 @@ public final class PreviewSession: @unchecked Sendable {
         scratch =
             FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-\(UUID().uuidString)")
             .path
-        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: scratch) }
+
+    /// Stops watching and rendering for good: cancels the render under way and removes the scratch
+    /// folder (the command calls it on Ctrl-C and SIGTERM before it exits).
+    public func shutDown() {
+        let (timer, running) = lock.withLock {
+            isShutDown = true
+            return (self.timer, self.running)
+        }
+        timer?.cancel()
+        running?.cancel()
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
 
     /// Renders now, then checks the file's modification time, size and inode every 100 ms and renders
     /// again when one changes (an editor's in-place write or its rename over the file alike).
@@ -135,13 +167,32 @@ public final class PreviewSession: @unchecked Sendable {
             }
         }
         let path = currentPath
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+        if let text = try? Self.readGraph(path) {
             do {
-                _ = try parse(text, path: path, overrides: commandOverrides + parsed)
-            } catch {
+                let graph = try parse(text, path: path, overrides: commandOverrides + parsed)
+                // Where the graph writes is the file's to say: "Write to file" would put it there for the
+                // next run.
+                for override in parsed
+                where graph.node(named: override.node)?.declaration.parameter(named: override.parameter)?.type
+                    == .path(isOutput: true)
+                {
+                    throw ServeError(
+                        status: 403,
+                        "the page cannot change where \(override.node) writes; edit \(override.parameter) in the file")
+                }
+                // A page may not point a node at a file the graph could not read itself.
+                let refused = fileProblems(in: graph).filter { overrides[$0.setting] != nil }
+                if !refused.isEmpty {
+                    throw ServeError(status: 403, refused.map(\.message).joined(separator: "\n"))
+                }
+            } catch let error as GraphErrors {
                 // Problems in the file itself show on the page; those of the overrides refuse them.
                 let own = error.diagnostics.filter { $0.severity == .error && $0.location.line == 0 }
                 if !own.isEmpty { throw ServeError(status: 422, own.map(\.description).joined(separator: "\n")) }
+            } catch let error as ServeError {
+                throw error
+            } catch {
+                throw ServeError(status: 500, "\(error)")
             }
         }
         lock.withLock { pageOverrides = overrides }
@@ -158,8 +209,24 @@ public final class PreviewSession: @unchecked Sendable {
             try? ParameterOverride(parsing: "\($0.key)=\($0.value)")
         }
         do {
-            let text = try Graph.text(ofFile: path)
-            let edited = try Graph.settingParameters(parsed, inText: text, file: path)
+            let text = try Self.readGraph(path)
+            // The values as the preview read them (typed by their parameters), written as values: the
+            // page's text never reaches the file.
+            let graph = try parse(text, path: path, overrides: commandOverrides + parsed)
+            let edits = try parsed.map { override throws(GraphErrors) in
+                guard case .value(let value)? = graph.node(named: override.node)?.parameters[override.parameter]?.source
+                else {
+                    throw GraphErrors(diagnostics: [
+                        .error(
+                            SourceLocation(file: "page"), "\(override.node).\(override.parameter) has no value to write"
+                        )
+                    ])
+                }
+                return ParameterEdit(
+                    node: override.node, parameter: override.parameter, value: value.literal,
+                    origin: SourceLocation(file: "page: \(override.text)"))
+            }
+            let edited = try Graph.settingParameters(edits, inText: text, file: path)
             _ = try parse(edited, path: path, overrides: commandOverrides)
             try FileSystem.write(edited, atomicallyTo: path)
         } catch let error as GraphErrors {
@@ -186,6 +253,9 @@ public final class PreviewSession: @unchecked Sendable {
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw ServeError(status: 404, "no graph file '\(name)' in \(folder)")
+        }
+        if let kind = Self.specialKind(url.path) {
+            throw ServeError(status: 400, "'\(name)' is \(kind), not a graph file")
         }
         lock.withLock {
             graphPath = url.path
@@ -215,10 +285,14 @@ public final class PreviewSession: @unchecked Sendable {
     func render() {
         let started = DispatchTime.now()
         let cancellation = Cancellation()
-        let (path, overrides, previous) = lock.withLock {
+        let begun: (path: String, overrides: [String: String], previous: PreviewState)? = lock.withLock {
+            guard !isShutDown else { return nil }
             running = cancellation
             return (graphPath, pageOverrides, state)
         }
+        guard let (path, overrides, previous) = begun else { return }
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         var next = PreviewState()
         next.file = displayName(path)
         next.overrides = overrides
@@ -230,7 +304,7 @@ public final class PreviewSession: @unchecked Sendable {
         }
         let text: String
         do {
-            text = try Graph.text(ofFile: path)
+            text = try Self.readGraph(path)
         } catch {
             next.problems = error.diagnostics.map(problem)
             next.stale = true
@@ -253,8 +327,32 @@ public final class PreviewSession: @unchecked Sendable {
             return
         }
         next.problems = graph.warnings.map(problem)
+        if graph.nodes.count > Self.maximumPreviewNodes {
+            let at = graph.nodes[Self.maximumPreviewNodes].location
+            let message =
+                "the graph has \(graph.nodes.count) nodes; the preview shows graphs of at most "
+                + "\(Self.maximumPreviewNodes) (tessera run renders it)"
+            next.problems.append(
+                .init(
+                    severity: "error", line: at.line, column: at.column, message: message,
+                    text: "\(at): error: \(message)"))
+            next.stale = true
+            return
+        }
+        let refused = fileProblems(in: graph)
+        if !refused.isEmpty {
+            next.problems += refused.map(\.problem)
+            next.stale = true
+            next.nodes = previous.nodes
+            next.graphSVG = previous.graphSVG
+            next.previewShrink = previous.previewShrink
+            return
+        }
+        if cancellation.isCancelled { return }
         // Top to bottom: the page's graph panel is narrower than it is tall.
-        next.graphSVG = svg(graph.dot.replacingOccurrences(of: "rankdir=LR;", with: "rankdir=TB;"))
+        next.graphSVG = svg(
+            graph.dot.replacingOccurrences(of: "rankdir=LR;", with: "rankdir=TB;"), cancellation: cancellation)
+        if cancellation.isCancelled { return }
         let (shrink, scaling) = previewOverrides(for: graph)
         next.previewShrink = shrink
         var preview =
@@ -272,11 +370,15 @@ public final class PreviewSession: @unchecked Sendable {
                     severity: "error", line: at.line, column: at.column, message: "\(error.node): \(error.message)",
                     text: error.description))
         }
+        let seconds = Dictionary(
+            (report?.nodes ?? []).map { ($0.node, $0.seconds) }, uniquingKeysWith: { first, _ in first })
         for node in graph.nodes {
+            // Each thumbnail is a PNG to encode: a long chain has many, and a newer edit need not wait for them.
+            if cancellation.isCancelled { return }
             var card = PreviewState.NodeCard(
                 name: node.name, op: node.declaration.op, line: node.location.line,
                 inputs: Array(Set(node.references.map(\.node))).sorted(), outputs: [],
-                milliseconds: report?.nodes.first { $0.node == node.name }.map { $0.seconds * 1000 },
+                milliseconds: seconds[node.name].map { $0 * 1000 },
                 controls: node.declaration.outputs.isEmpty ? [] : controls(of: node))
             if node.declaration.outputs.isEmpty {
                 let written = node.parameters.values.compactMap { setting -> String? in
@@ -360,20 +462,29 @@ public final class PreviewSession: @unchecked Sendable {
     }
 
     /// The graph drawn by Graphviz's `dot` as SVG, when it is installed (the last drawing is reused
-    /// while the graph's DOT text is the same).
-    private func svg(_ dot: String) -> String? {
+    /// while the graph's DOT text is the same). Graphs of more than ``maximumDrawnNodes`` nodes, a
+    /// drawing that takes over ``drawingSeconds``, or one that a newer edit cancels are left to the
+    /// page's plain layout.
+    private func svg(_ dot: String, cancellation: Cancellation) -> String? {
         if let cached = lock.withLock({ dotCache }), cached.dot == dot { return cached.svg }
-        let svg = Self.runDot(dot)
-        lock.withLock { dotCache = (dot, svg) }
+        let nodes = dot.components(separatedBy: "\n").count
+        guard nodes <= Self.maximumDrawnLines else { return nil }
+        let svg = Self.runDot(dot, cancellation: cancellation)
+        if !cancellation.isCancelled { lock.withLock { dotCache = (dot, svg) } }
         return svg
     }
+
+    /// DOT text longer than this (about a node or an edge a line) is not drawn: Graphviz took a minute and
+    /// a half on a chain of a few thousand nodes, during which the page could not follow an edit.
+    static let maximumDrawnLines = 2000
+    static let drawingSeconds = 10.0
 
     static let dotExecutable: String? = {
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
         return folders.map { "\($0)/dot" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
-    private static func runDot(_ dot: String) -> String? {
+    private static func runDot(_ dot: String, cancellation: Cancellation) -> String? {
         guard let executable = dotExecutable else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -388,15 +499,31 @@ public final class PreviewSession: @unchecked Sendable {
         } catch {
             return nil
         }
-        // Written from another thread, so a large graph cannot fill both pipes at once.
+        // Written and read on other threads, so a large graph cannot fill both pipes at once, and this one
+        // can stop the drawing when it takes too long or a newer edit arrives.
         DispatchQueue.global().async {
-            input.fileHandleForWriting.write(Data(dot.utf8))
+            // Throws (EPIPE) rather than trapping when the drawing was stopped before it read everything.
+            try? input.fileHandleForWriting.write(contentsOf: Data(dot.utf8))
             try? input.fileHandleForWriting.close()
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let read = Locked<Data?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            read.withLock { $0 = data }
+            done.signal()
+        }
+        let deadline = DispatchTime.now() + drawingSeconds
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            guard !cancellation.isCancelled, DispatchTime.now() < deadline else {
+                process.terminate()
+                process.waitUntilExit()
+                return nil
+            }
+        }
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let text = String(data: data, encoding: .utf8),
-            let start = text.range(of: "<svg")
+        guard process.terminationStatus == 0, let data = read.withLock({ $0 }),
+            let text = String(data: data, encoding: .utf8), let start = text.range(of: "<svg")
         else { return nil }
         return String(text[start.lowerBound...])
     }

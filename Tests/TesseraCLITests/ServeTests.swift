@@ -18,7 +18,7 @@ struct ServeTests {
         # A photo, its salient objects framed, on a softened copy.
         version: 1
         nodes:
-          photo:  { op: load, path: \(repository.path)/Examples/images/astronaut.png }
+          photo:  { op: load, path: astronaut.png }
           soft:   { op: gaussianBlur, input: photo, sigma: 2 }   # px
           heat:   { op: saliency, input: photo, kind: objectness }
           framed: { op: drawBoxes, input: soft, boxes: heat.boxes, color: [1, 0.85, 0, 1], lineWidth: 3 }
@@ -26,15 +26,33 @@ struct ServeTests {
 
         """
 
+    /// A folder with the graph and the photo it loads (the server reads only files inside its folder).
+    static func servedFolder(graph text: String = graph) throws -> (folder: URL, file: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: repository.appendingPathComponent("Examples/images/astronaut.png"),
+            to: folder.appendingPathComponent("astronaut.png"))
+        let file = folder.appendingPathComponent("look.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return (folder, file)
+    }
+
     /// A running `tessera serve`, stopped (SIGTERM to its process id) when the test is done.
     final class Server {
         let process = Process()
+        /// `http://127.0.0.1:PORT/`
         let base: URL
+        /// The address printed, with its token.
+        let address: String
+        let token: String
+        var port: Int { base.port ?? 0 }
         private let output = Pipe()
 
-        init(serving graph: URL, arguments: [String] = []) throws {
+        init(serving graph: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
             process.executableURL = try #require(CLI.executable, "the tessera executable is built beside the tests")
             process.arguments = ["serve", graph.path, "--port", "0"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -44,13 +62,18 @@ struct ServeTests {
             while !text.contains("\n"), Date() < deadline, process.isRunning {
                 text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
             }
-            guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression),
-                let url = URL(string: String(text[range]))
+            guard
+                let range = text.range(
+                    of: #"http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{64}"#, options: .regularExpression),
+                let url = URL(string: String(text[range])), let query = url.query, let port = url.port,
+                let root = URL(string: "http://127.0.0.1:\(port)/")
             else {
                 process.terminate()
-                throw ServeTestError("tessera serve did not say where it listens: \(text)")
+                throw ServeTestError("tessera serve did not say where it listens, with a token: \(text)")
             }
-            base = url
+            address = String(text[range])
+            token = String(query.dropFirst("token=".count))
+            base = root
         }
 
         deinit {
@@ -58,12 +81,14 @@ struct ServeTests {
             process.waitUntilExit()
         }
 
-        /// The status and body of a request; a body given sets its Content-Length unless `length` does.
-        func request(_ path: String, method: String = "GET", body: String? = nil, length: Int? = nil) async throws
-            -> (status: Int, text: String, data: Data)
-        {
+        /// The status and body of a request, with the server's token unless `token` is false; a body given
+        /// sets its Content-Length unless `length` does.
+        func request(
+            _ path: String, method: String = "GET", body: String? = nil, length: Int? = nil, token: Bool = true
+        ) async throws -> (status: Int, text: String, data: Data) {
             var request = URLRequest(url: try #require(URL(string: path, relativeTo: base)))
             request.httpMethod = method
+            if token { request.setValue(self.token, forHTTPHeaderField: "X-Tessera-Token") }
             if let body { request.httpBody = Data(body.utf8) }
             if let length { request.setValue("\(length)", forHTTPHeaderField: "Content-Length") }
             let session = URLSession(configuration: .ephemeral)
@@ -90,11 +115,8 @@ struct ServeTests {
     }
 
     @Test func answersEveryRequestAndWritesValuesBack() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, file) = try Self.servedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("look.yaml")
-        try Self.graph.write(to: file, atomically: true, encoding: .utf8)
         let server = try Server(serving: file, arguments: ["--preview-size", "128"])
 
         let page = try await server.request("/")
@@ -125,6 +147,8 @@ struct ServeTests {
             ("/api/overrides", "POST", #"{"ghost.sigma": "3"}"#, nil, 422, "ghost"),
             ("/api/overrides", "POST", #"{"soft.sigma": [3]}"#, nil, 400, "must be a string or a number"),
             ("/api/overrides", "POST", String(repeating: "x", count: 70_000), nil, 413, "at most 65536"),
+            ("/api/overrides", "POST", #"{"photo.path": "/etc/passwd"}"#, nil, 403, "outside the served folder"),
+            ("/api/overrides", "POST", #"{"out.path": "/tmp/elsewhere.png"}"#, nil, 403, "cannot change where out"),
             ("/api/open", "POST", #"{"graph": "../outside.yaml"}"#, nil, 403, "outside the served folder"),
             ("/api/open", "POST", #"{"graph": "/etc/passwd"}"#, nil, 403, "outside the served folder"),
             ("/api/open", "POST", #"{"graph": "missing.yaml"}"#, nil, 404, "no graph file 'missing.yaml'"),
@@ -161,17 +185,14 @@ struct ServeTests {
                 "skipped the browser test: \(missing.joined(separator: ", ")) not installed (make test installs them)")
             return
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, file) = try Self.servedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("look.yaml")
-        try Self.graph.write(to: file, atomically: true, encoding: .utf8)
         let server = try Server(serving: file, arguments: ["--preview-size", "256"])
         let started = Date()
         let result = try CLI.run(
             [
                 Self.repository.appendingPathComponent("Scripts/serve-browser-test.py").path,
-                server.base.absoluteString,
+                server.address,
                 file.path,
             ],
             binary: URL(fileURLWithPath: "/usr/bin/python3"))
@@ -182,6 +203,39 @@ struct ServeTests {
         }
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 60, "the browser test takes under a minute")
+        #expect(server.process.isRunning)
+    }
+
+    /// Hostile pages in the same browser as the user's page (Scripts/serve-hostile-page-test.py): from
+    /// another site and from another port of 127.0.0.1, they try to read the state, set and save values,
+    /// listen on the WebSocket and load thumbnails; a DNS-rebinding name is tried with the token. All
+    /// fail, the same attacks reach a permissive stand-in server (so the browser did send them), and the
+    /// file is unchanged. Before, such a page rewrote the file.
+    @Test func hostilePagesInABrowser() throws {
+        let needed = ["/usr/bin/chromium", "/usr/bin/chromedriver", "/usr/bin/python3"]
+        let missing = needed.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        guard missing.isEmpty else {
+            print(
+                "skipped the hostile page test: \(missing.joined(separator: ", ")) not installed (make test installs them)"
+            )
+            return
+        }
+        let (folder, file) = try Self.servedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try Server(serving: file, arguments: ["--preview-size", "128"])
+        let result = try CLI.run(
+            [
+                Self.repository.appendingPathComponent("Scripts/serve-hostile-page-test.py").path, server.address,
+                file.path,
+            ],
+            binary: URL(fileURLWithPath: "/usr/bin/python3"))
+        print(result.stdout)
+        if result.status == 77 {
+            print("skipped the hostile page test: \(result.stdout)")
+            return
+        }
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == Self.graph)
         #expect(server.process.isRunning)
     }
 }

@@ -488,7 +488,7 @@ let brokenGraphs: [BrokenGraph] = [
     BrokenGraph(
         name: "nesting too deep",
         text: "version: 1\nnodes: " + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "\n",
-        expected: ["g.yaml:2:208: error: the file nests values more than 200 levels deep"]),
+        expected: ["g.yaml:2:207: error: the file nests values more than 200 levels deep"]),
 
     // MARK: --set
     BrokenGraph(

@@ -1,0 +1,1 @@
+../../../Sources/TesseraServe/RequestHead.swift
