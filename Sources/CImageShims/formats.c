@@ -410,10 +410,14 @@ int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, tsr_damag
             in_frame = 0;
             // A crafted descriptor cannot make the decoder work through more pixels than the data holds.
             uint64_t pixels = (uint64_t)image.Width * (uint64_t)image.Height;
-            if (index <= frame && pixels > (bytes + 1) * TSR_GIF_PIXELS_PER_BYTE &&
-                tsr_damage_note(damage, TSR_DAMAGE_TRUNCATED,
-                                "frame %d is %dx%d pixels, more than its %llu bytes of image data hold", index,
-                                image.Width, image.Height, (unsigned long long)bytes)) {
+            if (index <= frame && pixels > (bytes + 1) * TSR_GIF_PIXELS_PER_BYTE) {
+                // Read past, the frame is drawn as far as its data goes: the rest stays transparent.
+                info->has_alpha = 1;
+                if (!tsr_damage_note(damage, TSR_DAMAGE_TRUNCATED,
+                                     "frame %d is %dx%d pixels, more than its %llu bytes of image data hold", index,
+                                     image.Width, image.Height, (unsigned long long)bytes)) {
+                    continue;
+                }
                 fail(err, errlen,
                      "frame %d is %dx%d pixels, more than its %llu bytes of image data can hold (LZW gives at most "
                      "%d pixels a byte); the file is truncated or crafted",
@@ -429,6 +433,8 @@ int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, tsr_damag
         if (info->frames > frame && !in_frame) {
             status = 0;
         } else if (!gif_damage(damage, gif->Error, info->frames > 0 ? info->frames - 1 : 0, err, errlen)) {
+            // Read past: what the data does not reach stays transparent.
+            info->has_alpha = 1;
             status = 0;
         }
     }

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jerror.h>
+// jpeglib.h first: jerror.h numbers its messages by JPEG_LIB_VERSION and the arithmetic-coding macros of
+// jconfig.h, which jpeglib.h includes; the other way round JWRN_BOGUS_ICC was two off the library's.
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 #include <tiffio.h>
 
@@ -233,6 +235,9 @@ tsr_png_reader *tsr_png_open(const char *path, int fail_on, tsr_png_info *out, c
     // A bad CRC in a critical chunk (the image data's, most often) is read past as damaged data, as libvips
     // does, unless the policy fails on errors; an ancillary chunk with a bad CRC is dropped with a warning.
     if (fail_on < TSR_FAIL_ON_ERROR) png_set_crc_action(r->png, PNG_CRC_WARN_USE, PNG_CRC_DEFAULT);
+    // Image data is read and inflated in pieces of this size (libpng's default is 8 KiB): a file cut short
+    // keeps the rows its whole pieces hold, so a smaller piece keeps more of them when read past.
+    if (fail_on == TSR_FAIL_ON_NONE) png_set_compression_buffer_size(r->png, 1024);
     png_read_info(r->png, r->info);
     tsr_png_read_metadata(r->png, r->info, &out->metadata);
     png_uint_32 x_ppm = 0, y_ppm = 0;

@@ -70,6 +70,9 @@ public struct DecodeOptions: Sendable {
     /// (read anyway; --fail-on error refuses it)`), the first of each file only; nil gives it to the handler
     /// set with ``ImageFile/setWarningHandler(_:)``. Called on the thread that decodes.
     public var warnings: (@Sendable (ImageError) -> Void)?
+    /// Shared by everything one ``ImageFile/load(path:options:)`` or ``ImageFile/info(path:options:)`` decodes,
+    /// so that it warns once.
+    var once: DecodeWarnings.Once?
     /// Turns the image upright by its EXIF orientation, as OpenCV `imread` and libvips `autorot` do.
     public var appliesOrientation: Bool = true
     /// GIF: the frame to read, counted from 0, as the animation shows it (earlier frames composited

@@ -21,17 +21,37 @@ enum DecodeWarnings {
 
     static let state = Locked(State())
 
-    /// Gives `warning` to `options.warnings` or the handler, unless its file was warned about before.
+    /// Gives `warning` to `options.warnings` or the handler: the first of a load only (its header read,
+    /// its decode and any restart of it share one ``Once``), and the handler's the first of its file in
+    /// the process (two loads of one file, or a smaller decode of it, say nothing new).
     static func give(_ warning: ImageError, options: DecodeOptions) {
+        guard options.once?.first() ?? true else { return }
+        if let own = options.warnings {
+            own(warning)
+            return
+        }
         let handler = state.withLock { state -> (@Sendable (ImageError) -> Void)? in
             let key = warning.path ?? warning.message
             guard !state.given.contains(key) else { return nil }
             // A long-running program reading many damaged files forgets the oldest, now and then.
             if state.given.count >= 10_000 { state.given.removeAll() }
             state.given.insert(key)
-            return options.warnings ?? state.handler
+            return state.handler
         }
         handler?(warning)
+    }
+
+    /// Whether a load has warned yet.
+    final class Once: Sendable {
+        private let given = Locked(false)
+
+        /// True the first time only.
+        func first() -> Bool {
+            given.withLock { given in
+                defer { given = true }
+                return !given
+            }
+        }
     }
 }
 

@@ -7,6 +7,8 @@ public enum ImageFile {
     /// would refuse (over `options.maxPixels` or `options.maxMemory`, or claiming more than the file holds)
     /// is refused here too, so `info` answers for what `load` will do.
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        var options = options
+        options.once = options.once ?? DecodeWarnings.Once()
         try options.checkShrink(path: path)
         let format = try ImageFormat.detect(path: path)
         let stored: ImageInfo
@@ -30,6 +32,8 @@ public enum ImageFile {
     /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
     ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
+        var options = options
+        options.once = options.once ?? DecodeWarnings.Once()
         try options.checkShrink(path: path)
         let format = try ImageFormat.detect(path: path)
         // Every format but JPEG (which libjpeg shrinks by DCT scaling, and its codec turns) is decoded as
