@@ -10,11 +10,13 @@ Run from anywhere, with Debian's python (it has Pillow and numpy):
 Writes Tests/TesseraIOTests/Fixtures/corpus/ (the files, a .raw file of expected samples beside each,
 and corpus.json, which says for each file its class, its reference decoder, the tolerance and the damage
 it holds) and Tests/TesseraIOTests/Fixtures/hostile/. No Tessera code is used. Needs python3-pil,
-python3-numpy, libtiff-tools (tiffcp, tiffset), imagemagick, webp (cwebp), libvips-tools and
-libjpeg-turbo-progs (djpeg, to find a byte that gives "bad Huffman code"). libpng's "crasher" PNGs are
-copied from a libpng git directory when one is given (`--libpng-git`, e.g. a mirror of
-github.com/pnggroup/libpng): contrib/testpngs/crashers/huge_*.png, 57 bytes each; without one, the
-copies already in hostile/ are kept.
+python3-numpy, libtiff-tools (tiffcp, tiffset), imagemagick, webp (cwebp), libvips-tools,
+libjpeg-turbo-progs (djpeg, to find a byte that gives "bad Huffman code"), libheif-examples (heif-convert)
+and Ghostscript's sRGB profile (libgs-common, /usr/share/color/icc/ghostscript/srgb.icc). `refused` in
+corpus.json lists files every failOn refuses, with the words of their one error line (AVIFs whose decoder
+prints lines of its own). libpng's "crasher" PNGs are copied from a libpng git directory when one is
+given (`--libpng-git`, e.g. a mirror of github.com/pnggroup/libpng): contrib/testpngs/crashers/huge_*.png,
+57 bytes each; without one, the copies already in hostile/ are kept.
 
 Damage levels (`damage` in corpus.json) are the lowest `failOn` that refuses the file: "warning" (a bad
 CRC in an ancillary chunk, a bad ICC marker, a GIF without colors), "error" (data a decoder gets past: a
@@ -332,6 +334,7 @@ def whole_rows(a, b):
 
 ENTRIES = []
 HOSTILE_ENTRIES = []
+REFUSED = []
 
 
 def add(name, data, expected, what, reference, tolerance, damage="none", warning=None, rows=None, canvas=None):
@@ -363,6 +366,65 @@ def hostile(name, data, what, claims):
         f.write(data)
     HOSTILE_ENTRIES.append({"file": name, "what": what, "claims": claims})
     print(f"hostile/{name}: {len(data)} bytes")
+
+
+def refused(name, data, what, error):
+    """A file every failOn refuses, with the words its one error line holds."""
+    with open(os.path.join(CORPUS, name), "wb") as f:
+        f.write(data)
+    REFUSED.append({"file": name, "what": what, "error": error})
+    print(f"{name}: {len(data)} bytes, refused")
+
+
+def heif_printing_cases():
+    """AVIFs whose decoder prints lines of its own (dav1d's, through libheif): the avif-rgb.avif fixture
+    with bytes changed as Python's random, seeded, says; heif-convert shows what the decoder prints."""
+    import random
+
+    original = open(os.path.join(FIXTURES, "formats", "avif-rgb.avif"), "rb").read()
+
+    def mutated(seed):
+        random.seed(seed)
+        data = bytearray(original)
+        for _ in range(random.choice([1, 2, 4, 16])):
+            at = random.randrange(262 if seed % 2 else 30, len(data))
+            data[at] ^= random.randrange(1, 256)
+        return bytes(data)
+
+    def printed(data):
+        path = os.path.join(WORK, "printing.avif")
+        open(path, "wb").write(data)
+        result = subprocess.run(["heif-convert", path, path + ".png"], capture_output=True, text=True)
+        return result.returncode, result.stdout + result.stderr, path + ".png"
+
+    data = mutated(105)
+    status, text, out = printed(data)
+    assert status == 0 and "Unknown OBU type 8 of size 0" in text, text
+    add("avif-decoder-prints.avif", data, np.asarray(Image.open(out).convert("RGB")),
+        "an AVIF whose decoder prints 'Unknown OBU type 8 of size 0' and decodes", "heif-convert (libheif)", 0,
+        "warning", "the decoder said: Unknown OBU type 8 of size 0")
+    for seed, words in ((124, "Unknown OBU type 12"), (132, "Error parsing OBU data")):
+        data = mutated(seed)
+        status, text, _ = printed(data)
+        assert status != 0 and words in text, text
+        refused(f"avif-decoder-fails-{seed}.avif", data, f"an AVIF whose decoder prints '{words}' and fails",
+                f"(the decoder said: {words}")
+
+
+def icc_cases():
+    """A JPEG whose embedded profile Little CMS opens but cannot convert from: its tag table points past
+    its end. The pixels are Pillow's (which ignores the profile); the profile is dropped with a warning."""
+    profile = bytearray(open("/usr/share/color/icc/ghostscript/srgb.icc", "rb").read())
+    count = int.from_bytes(profile[128:132], "big")
+    for i in range(count):
+        profile[136 + 12 * i : 140 + 12 * i] = (0x7FFF0000).to_bytes(4, "big")
+    out = io.BytesIO()
+    Image.fromarray(photo()).save(out, "JPEG", quality=90, icc_profile=bytes(profile))
+    path = os.path.join(WORK, "icc.jpg")
+    open(path, "wb").write(out.getvalue())
+    add("jpeg-icc-broken-tags.jpg", out.getvalue(), pillow(path, "RGB"),
+        "an sRGB profile whose tags point past its end: Little CMS opens it and cannot convert from it",
+        "Pillow", 1, "warning", "the embedded ICC profile cannot be read")
 
 
 def jpeg_cases():
@@ -798,6 +860,8 @@ def main():
         gif_cases()
         tiff_cases()
         webp_cases()
+        icc_cases()
+        heif_printing_cases()
         hostile_cases(arguments.libpng_git)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
@@ -805,9 +869,10 @@ def main():
         "python": sys.version.split()[0], "Pillow": PIL.__version__, "numpy": np.__version__,
         "libvips": version(["vips", "--version"]), "libtiff": version(["tiffinfo"]),
         "cwebp": version(["cwebp", "-version"]), "djpeg": version(["djpeg", "-version"]),
+        "libheif": version(["heif-convert", "--version"]),
     }
     with open(os.path.join(CORPUS, "corpus.json"), "w") as f:
-        json.dump({"versions": versions, "files": ENTRIES}, f, indent=1)
+        json.dump({"versions": versions, "files": ENTRIES, "refused": REFUSED}, f, indent=1)
         f.write("\n")
     with open(os.path.join(HOSTILE, "hostile.json"), "w") as f:
         json.dump({"files": HOSTILE_ENTRIES}, f, indent=1)

@@ -3,11 +3,13 @@
 #include "CImageShims.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gif_lib.h>
 #include <libheif/heif.h>
@@ -593,6 +595,50 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, t
     return status == 0 ? 0 : -1;
 }
 
+// MARK: - What libraries print
+
+// libheif's decoder and encoder plugins (dav1d, libaom, libde265, x265) print to stderr themselves. Their
+// lines are caught in a temporary file while they run, so that they reach the user inside the one line
+// about the file instead of as lines of their own. stderr is the process's: callers take turns.
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    int saved;  // stderr as it was, or -1 when it could not be redirected
+    FILE *file;
+} stderr_capture;
+
+static void capture_stderr(stderr_capture *capture) {
+    pthread_mutex_lock(&stderr_lock);
+    fflush(stderr);
+    capture->file = tmpfile();
+    capture->saved = capture->file != NULL ? dup(STDERR_FILENO) : -1;
+    if (capture->saved >= 0 && dup2(fileno(capture->file), STDERR_FILENO) < 0) {
+        close(capture->saved);
+        capture->saved = -1;
+    }
+}
+
+/// Puts stderr back and copies what was printed into `text` (lines joined by "; "; "" for none).
+static void release_stderr(stderr_capture *capture, char *text, size_t length) {
+    text[0] = 0;
+    fflush(stderr);
+    if (capture->saved >= 0) {
+        dup2(capture->saved, STDERR_FILENO);
+        close(capture->saved);
+        rewind(capture->file);
+        size_t used = 0;
+        char line[512];
+        while (fgets(line, sizeof line, capture->file) != NULL && used + 1 < length) {
+            size_t n = strcspn(line, "\r\n");
+            line[n] = 0;
+            if (n == 0) continue;
+            used += (size_t)snprintf(text + used, length - used, "%s%s", used > 0 ? "; " : "", line);
+        }
+    }
+    if (capture->file != NULL) fclose(capture->file);
+    pthread_mutex_unlock(&stderr_lock);
+}
+
 // MARK: - HEIF and AVIF
 
 struct tsr_heif_file {
@@ -691,12 +737,23 @@ tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, s
     return f;
 }
 
-int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, tsr_damage *damage, char *err, size_t errlen) {
     struct heif_image *image = NULL;
+    stderr_capture capture;
+    char printed[512];
+    capture_stderr(&capture);
     struct heif_error error = heif_decode_image(
         f->handle, &image, heif_colorspace_RGB, channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
         NULL);
-    if (error.code != heif_error_Ok) return fail(err, errlen, "%s", error.message);
+    release_stderr(&capture, printed, sizeof printed);
+    if (error.code != heif_error_Ok) {
+        return fail(err, errlen, "%s%s%s%s", error.message, printed[0] ? " (the decoder said: " : "", printed,
+                    printed[0] ? ")" : "");
+    }
+    if (printed[0] && tsr_damage_note(damage, TSR_DAMAGE_WARNING, "the decoder said: %s", printed)) {
+        heif_image_release(image);
+        return fail(err, errlen, "the decoder said: %s", printed);
+    }
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
     int width = heif_image_get_width(image, heif_channel_interleaved);
@@ -748,7 +805,13 @@ int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint
             error = heif_image_set_raw_color_profile(image, "prof", metadata->icc, metadata->icc_length);
         }
     }
-    if (error.code == heif_error_Ok) error = heif_context_encode_image(context, image, encoder, NULL, &handle);
+    char printed[512] = "";
+    if (error.code == heif_error_Ok) {
+        stderr_capture capture;
+        capture_stderr(&capture);
+        error = heif_context_encode_image(context, image, encoder, NULL, &handle);
+        release_stderr(&capture, printed, sizeof printed);
+    }
     if (error.code == heif_error_Ok && metadata != NULL && metadata->exif != NULL) {
         error = heif_context_add_exif_metadata(context, handle, metadata->exif, (int)metadata->exif_length);
     }
@@ -756,7 +819,9 @@ int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint
         error = heif_context_add_XMP_metadata(context, handle, metadata->xmp, (int)metadata->xmp_length);
     }
     if (error.code == heif_error_Ok) error = heif_context_write_to_file(context, path);
-    int status = error.code == heif_error_Ok ? 0 : fail(err, errlen, "%s", error.message);
+    int status = error.code == heif_error_Ok ? 0
+                                             : fail(err, errlen, "%s%s%s%s", error.message,
+                                                    printed[0] ? " (the encoder said: " : "", printed, printed[0] ? ")" : "");
     if (handle != NULL) heif_image_handle_release(handle);
     if (image != NULL) heif_image_release(image);
     if (encoder != NULL) heif_encoder_release(encoder);

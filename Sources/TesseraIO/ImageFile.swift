@@ -20,7 +20,27 @@ public enum ImageFile {
         case .gif: stored = try GIFCodec.info(path: path, options: options)
         case .heic, .avif: stored = try HEIFCodec.info(path: path, format: format, options: options)
         }
-        return stored.shrunk(by: options.shrink).upright(options)
+        return try checkedProfile(stored, path: path, options: options).shrunk(by: options.shrink).upright(options)
+    }
+
+    /// `info` with its embedded ICC profile dropped when it is the image's (it fits its channels) and Little
+    /// CMS cannot convert from it: damage of the warning kind, reported naming the file (a conversion would
+    /// otherwise fail later, naming none), or refused from `failOn` warning up. A profile that does not fit
+    /// is never used, so it is not looked at.
+    ///
+    /// - Cost: opening the profile and linking it to sRGB without precomputing anything, well under a
+    ///   millisecond for a matrix profile.
+    static func checkedProfile(_ info: ImageInfo, path: String, options: DecodeOptions) throws -> ImageInfo {
+        guard let profile = info.metadata.iccProfile, info.metadata.profileFits(info.layout) else { return info }
+        let usable = (try? ColorProfile(bytes: profile)).flatMap { try? ColorTransform(from: $0, to: .sRGB, unbounded: true) }
+        guard usable == nil else { return info }
+        let problem = "\(info.format): the embedded ICC profile cannot be read (\(profile.count) bytes)"
+        guard options.readsPast(.warning, message: problem + "; dropped, the colors read as sRGB", path: path) else {
+            throw ImageError(path: path, message: problem)
+        }
+        var info = info
+        info.metadata.iccProfile = nil
+        return info
     }
 
     /// Opens the image at `path`. The header is read and checked now; pixels are decoded when a region
@@ -52,7 +72,8 @@ public enum ImageFile {
         case .gif: loaded = try upright(GIFCodec.load(path: path, options: options))
         case .heic, .avif: loaded = try upright(HEIFCodec.load(path: path, format: format, options: options))
         }
-        return (loaded.info, loaded.image.withMetadata(loaded.info.metadata))
+        let info = try checkedProfile(loaded.info, path: path, options: options)
+        return (info, loaded.image.withMetadata(info.metadata))
     }
 
     /// A file libjpeg does not decode, shrunk: its rows averaged over blocks (``BlockAverageRows``).
@@ -83,7 +104,15 @@ public enum ImageFile {
             error.path = path
             throw error
         }
-        let image = options.profile == .srgb ? try image.convertingColors(to: .sRGB) : image
+        let converted: Image
+        do {
+            converted = options.profile == .srgb ? try image.convertingColors(to: .sRGB) : image
+        } catch var error as ImageError where error.path == nil {
+            // The image's profile came from no file (a node's, a program's): the error names the output.
+            error.path = path
+            throw error
+        }
+        let image = converted
         let depth = options.resolvedDepth(imageDepth: image.depth, format: format)
         try FileSystem.writeAtomically(to: path) { temporary in
             switch format {

@@ -288,11 +288,12 @@ enum HEIFCodec {
         tsr_heif_close(probe)
         let info = try describe(header, format: format, metadata: metadata, path: path, options: options)
         let channels = info.layout.fileChannels
-        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) { pixels, _, error in
+        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) {
+            pixels, damage, error in
             var header = tsr_heif_info()
             guard let file = tsr_heif_open(path, &header, error, ShimError.capacity) else { return -1 }
             defer { tsr_heif_close(file) }
-            return tsr_heif_decode(file, pixels, Int32(channels), error, ShimError.capacity)
+            return tsr_heif_decode(file, pixels, Int32(channels), damage, error, ShimError.capacity)
         }
         return (info, image)
     }

@@ -98,3 +98,60 @@ import Testing
         }
     }
 }
+
+/// What libraries say goes into the one line about the file (issue 37): an ICC profile Little CMS cannot
+/// convert from is named by the file it came in (before: "Error: Little CMS cannot convert from "(no
+/// description)" to "sRGB"", naming none), and the lines libheif's decoders print themselves (before:
+/// printed as lines of their own, beside Tessera's) are inside its warning or error.
+@Suite struct LibraryMessageTests {
+    static let corpus = CLI.fixtures.appendingPathComponent("corpus")
+
+    /// Files every failOn refuses, with the words of their one line (Scripts/make-decoder-corpus.py).
+    static let refused: [(file: String, words: String)] = {
+        struct Corpus: Decodable {
+            struct Refused: Decodable {
+                var file: String
+                var error: String
+            }
+            var refused: [Refused]
+        }
+        let data = (try? Data(contentsOf: corpus.appendingPathComponent("corpus.json"))) ?? Data()
+        return ((try? JSONDecoder().decode(Corpus.self, from: data))?.refused ?? []).map { ($0.file, $0.error) }
+    }()
+
+    @Test func aBrokenProfileIsDroppedNamingItsFile() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(
+                at: Self.corpus.appendingPathComponent("jpeg-icc-broken-tags.jpg"),
+                to: folder.appendingPathComponent("p.jpg"))
+            let converted = try CLI.run(["convert", "p.jpg", "out.png", "--profile", "srgb"], in: folder)
+            #expect(converted.status == 0 && !converted.signaled)
+            #expect(
+                converted.stderr
+                    == "Warning: p.jpg: JPEG: the embedded ICC profile cannot be read (2576 bytes); dropped, the colors "
+                    + "read as sRGB (read anyway; --fail-on warning refuses it)\n")
+            let refused = try CLI.run(["convert", "p.jpg", "out2.png", "--fail-on", "warning"], in: folder)
+            #expect(refused.status == 1)
+            #expect(refused.stderr == "Error: p.jpg: JPEG: the embedded ICC profile cannot be read (2576 bytes)\n")
+        }
+    }
+
+    @Test func whatADecoderPrintsIsInTheOneLine() throws {
+        #expect(Self.refused.count == 2)
+        try withTemporaryFolder { folder in
+            for (file, words) in Self.refused {
+                let result = try CLI.run(
+                    ["convert", Self.corpus.appendingPathComponent(file).path, "out.png"], in: folder)
+                #expect(result.status == 1 && !result.signaled)
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains(words), "\(result.stderr)")
+                #expect(result.stderr.contains(file))
+            }
+            let read = try CLI.run(
+                ["convert", Self.corpus.appendingPathComponent("avif-decoder-prints.avif").path, "out.png"], in: folder)
+            #expect(read.status == 0)
+            #expect(read.stderr.split(separator: "\n").count == 1, "\(read.stderr)")
+            #expect(read.stderr.hasPrefix("Warning: ") && read.stderr.contains("Unknown OBU type 8 of size 0"))
+        }
+    }
+}

@@ -272,13 +272,17 @@ typedef struct {
 } tsr_heif_info;
 
 tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, size_t errlen);
-/// Decodes the primary image, turned and mirrored as its transformations say, to 8 bits.
-int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+/// Decodes the primary image, turned and mirrored as its transformations say, to 8 bits. What libheif's
+/// decoders print themselves (dav1d's "Error parsing OBU data", libaom's, libde265's) is captured: added to
+/// the message of a failure, or, after a success, noted in `damage` as a warning (or a failure, as its
+/// policy says). Decodes take turns, since what they print goes to the process's stderr.
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, tsr_damage *damage, char *err, size_t errlen);
 void tsr_heif_close(tsr_heif_file *f);
 /// Whether this libheif can decode (`encode` 0) or encode (1) HEVC (`avif` 0) or AV1 (`avif` 1), and
 /// the encoder's name in `name`.
 int tsr_heif_has_codec(int avif, int encode, char *name, size_t namelen);
-/// Encodes and writes `path` as HEIC or AVIF at `quality` 0...100, with `metadata` (or NULL).
+/// Encodes and writes `path` as HEIC or AVIF at `quality` 0...100, with `metadata` (or NULL). What the
+/// encoder prints itself is captured into the message of a failure (and dropped after a success).
 int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int avif,
                    int quality, const tsr_metadata *metadata, char *err, size_t errlen);
 
