@@ -32,7 +32,9 @@ public enum ImageFile {
     ///   millisecond for a matrix profile.
     static func checkedProfile(_ info: ImageInfo, path: String, options: DecodeOptions) throws -> ImageInfo {
         guard let profile = info.metadata.iccProfile, info.metadata.profileFits(info.layout) else { return info }
-        let usable = (try? ColorProfile(bytes: profile)).flatMap { try? ColorTransform(from: $0, to: .sRGB, unbounded: true) }
+        let usable = (try? ColorProfile(bytes: profile)).flatMap {
+            try? ColorTransform(from: $0, to: .sRGB, unbounded: true)
+        }
         guard usable == nil else { return info }
         let problem = "\(info.format): the embedded ICC profile cannot be read (\(profile.count) bytes)"
         guard options.readsPast(.warning, message: problem + "; dropped, the colors read as sRGB", path: path) else {
