@@ -49,7 +49,7 @@ for campaign in "${campaigns[@]}"; do
     log="out/fuzz/$campaign.log"
     # -max_len: seeds and findings stay small enough to run fast; -rss_limit_mb: a decoder that asks
     # for more than its budget allows is a finding too.
-    if ! TESSERA_FUZZ_INPUT=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
+    if ! TESSERA_FUZZ_INPUT=$kind LSAN_OPTIONS=suppressions=$PWD/Scripts/lsan-suppressions.txt "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
         -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="out/fuzz/crashes/$campaign-" >"$log" 2>&1; then
         status=1
