@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 // Coverage-guided fuzzing (libFuzzer) of what reads untrusted bytes: graph files (YAML and strict JSON,
-// parsed and validated), the PNG, TIFF and JPEG decoders, and `tessera serve`'s request parser. A package of its own, so that its
-// sanitizer flags and libFuzzer's main never reach Tessera's own build. `make fuzz` at the top builds
-// it with `-sanitize=fuzzer,address` and runs every target; `make test` runs each briefly.
+// parsed and validated), the PNG, TIFF, JPEG, WebP, GIF and HEIF decoders, and `tessera serve`'s request
+// parser. A package of its own, so that its sanitizer flags and libFuzzer's main never reach Tessera's own
+// build. `make fuzz` at the top builds it with `-sanitize=fuzzer,address` and runs every target; `make
+// test` runs each briefly.
 import PackageDescription
 
 let package = Package(

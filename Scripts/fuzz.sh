@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing with libFuzzer: builds Fuzz/ (a package of its own) with AddressSanitizer and
 # runs each campaign for SECONDS (default 60). Campaigns: graph files as YAML and as strict JSON
-# (parsed and validated), plugin catalogs (read as a plugin's are), the PNG, TIFF and JPEG decoders and
-# the WebP, GIF, HEIC and AVIF ones ("formats") (header, then every pixel), and `tessera serve`'s request
-# parser ("serve": raw requests in random chunkings, then WebSocket frames).
+# (parsed and validated), plugin catalogs (read as a plugin's are), the PNG, TIFF, JPEG, WebP, GIF and
+# HEIF (HEIC and AVIF) decoders (header, then every pixel, reading past damage as the default failOn does),
+# and `tessera serve`'s request parser ("serve": raw requests in random chunkings, then WebSocket frames).
 #
 #     Scripts/fuzz.sh [SECONDS] [CAMPAIGN...]
 #
-# Seeds: the repository's own graphs and codec fixtures, and Fuzz/Corpus/. What a campaign learns is
+# Seeds: the repository's own graphs and codec fixtures (for WebP, GIF and HEIF, the files of that format
+# among the fixtures, the corpus of damaged files and the hostile ones), and Fuzz/Corpus/. What a campaign learns is
 # kept in out/fuzz/CAMPAIGN/ for the next run; a crash is written to out/fuzz/crashes/ and makes the
 # script exit 1 (add it to a broken-file or broken-graph table, then fix it). Prints, per campaign, the
 # executions, the coverage libFuzzer counted and the corpus size.
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 campaigns=("$@")
-[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg formats serve)
+[ ${#campaigns[@]} -eq 0 ] && campaigns=(graph-yaml graph-json catalog png tiff jpeg webp gif heif serve)
 
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
 # Only the binaries the campaigns run are built (FuzzServe alone needs none of Tessera's other modules).
@@ -28,7 +29,7 @@ products=()
 for campaign in "${campaigns[@]}"; do
     case $campaign in
         graph-yaml | graph-json | catalog) products+=(FuzzGraph) ;;
-        png | tiff | jpeg | formats) products+=(FuzzImage) ;;
+        png | tiff | jpeg | webp | gif | heif) products+=(FuzzImage) ;;
         serve) products+=(FuzzServe) ;;
     esac
 done
@@ -44,15 +45,24 @@ for campaign in "${campaigns[@]}"; do
         graph-yaml) target=FuzzGraph; kind=yaml; seeds=(Graphs Fuzz/Corpus/graph-yaml Tests/TesseraEngineTests/SchemaRejects) ;;
         graph-json) target=FuzzGraph; kind=json; seeds=(Fuzz/Corpus/graph-json) ;;
         catalog) target=FuzzGraph; kind=catalog; seeds=(Fuzz/Corpus/catalog) ;;
-        png | tiff | jpeg | formats) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
+        png | tiff | jpeg) target=FuzzImage; kind=; seeds=("$fixtures/$campaign" "$fixtures/bombs") ;;
+        webp | gif | heif)
+            # The fixtures of the format, wherever they are, gathered into one seed folder.
+            target=FuzzImage; kind=; seeds=("out/fuzz/seeds-$campaign")
+            case $campaign in webp) patterns=('*.webp') ;; gif) patterns=('*.gif') ;; heif) patterns=('*.heic' '*.avif') ;; esac
+            rm -rf "out/fuzz/seeds-$campaign" && mkdir -p "out/fuzz/seeds-$campaign"
+            for pattern in "${patterns[@]}"; do
+                find "$fixtures/formats" "$fixtures/corpus" "$fixtures/hostile" -name "$pattern" -size -64k \
+                    -exec cp {} "out/fuzz/seeds-$campaign/" \;
+            done ;;
         serve) target=FuzzServe; kind=; seeds=(Fuzz/Corpus/serve) ;;
-        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg, formats, serve)" >&2; exit 2 ;;
+        *) echo "unknown campaign '$campaign' (graph-yaml, graph-json, catalog, png, tiff, jpeg, webp, gif, heif, serve)" >&2; exit 2 ;;
     esac
     mkdir -p "out/fuzz/$campaign"
     log="out/fuzz/$campaign.log"
     # -max_len: seeds and findings stay small enough to run fast; -rss_limit_mb: a decoder that asks
     # for more than its budget allows is a finding too.
-    if ! TESSERA_FUZZ_INPUT=$kind "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
+    if ! TESSERA_FUZZ_INPUT=$kind LSAN_OPTIONS=suppressions=$PWD/Scripts/lsan-suppressions.txt "$bin/$target" "out/fuzz/$campaign" "${seeds[@]}" -max_total_time="$seconds" \
         -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="out/fuzz/crashes/$campaign-" >"$log" 2>&1; then
         status=1

@@ -3,11 +3,13 @@
 #include "CImageShims.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gif_lib.h>
 #include <libheif/heif.h>
@@ -145,8 +147,10 @@ tsr_webp_file *tsr_webp_open(const char *path, tsr_webp_info *info, char *err, s
         return NULL;
     }
     uint32_t flags = WebPDemuxGetI(f->demux, WEBP_FF_FORMAT_FLAGS);
-    info->has_alpha = features.has_alpha || (flags & ALPHA_FLAG) != 0 || info->frames > 1;
-    info->lossless = info->frames == 1 && features.format == 2;
+    info->animated = (flags & ANIMATION_FLAG) != 0 || info->frames > 1;
+    // An animation's canvas is transparent where no frame covers it.
+    info->has_alpha = features.has_alpha || (flags & ALPHA_FLAG) != 0 || info->animated;
+    info->lossless = !info->animated && features.format == 2;
     webp_chunk(f->demux, "ICCP", &info->metadata.icc, &info->metadata.icc_length);
     webp_chunk(f->demux, "EXIF", &info->metadata.exif, &info->metadata.exif_length);
     webp_chunk(f->demux, "XMP ", &info->metadata.xmp, &info->metadata.xmp_length);
@@ -162,8 +166,11 @@ int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, 
     uint32_t width = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_WIDTH);
     uint32_t height = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_HEIGHT);
     size_t stride = (size_t)width * (size_t)channels;
-    if (WebPDemuxGetI(f->demux, WEBP_FF_FRAME_COUNT) > 1) {
-        // An animation: its first frame as shown, on the canvas.
+    uint32_t flags = WebPDemuxGetI(f->demux, WEBP_FF_FORMAT_FLAGS);
+    if ((flags & ANIMATION_FLAG) != 0 || WebPDemuxGetI(f->demux, WEBP_FF_FRAME_COUNT) > 1) {
+        // An animation, even of one frame: its first frame as shown, on the canvas, which libwebp clears
+        // first (a frame may cover only part of it; decoded straight into the pixels, the rest would be
+        // whatever the memory held).
         WebPAnimDecoderOptions options;
         WebPAnimDecoderOptionsInit(&options);
         options.color_mode = MODE_RGBA;
@@ -276,13 +283,32 @@ int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint
 
 // MARK: - GIF
 
-static int gif_fail(char *err, size_t errlen, int code) {
-    const char *message = GifErrorString(code);
+/// giflib's message for `code`; the ways a file can end early are said in words.
+static const char *gif_message(int code) {
     // giflib 5.2 leaves the code 0 when the screen descriptor cannot be read in full.
     if (code == 0 || code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_EOF_TOO_SOON) {
-        message = "the file ends early (truncated)";
+        return "the file ends early (truncated)";
     }
-    return fail(err, errlen, "%s", message != NULL ? message : "damaged GIF data");
+    const char *message = GifErrorString(code);
+    return message != NULL ? message : "damaged GIF data";
+}
+
+static int gif_fail(char *err, size_t errlen, int code) { return fail(err, errlen, "%s", gif_message(code)); }
+
+/// The damage giflib's `code` is: the data ending, or data it cannot decode.
+static int gif_damage_kind(int code) {
+    return code == 0 || code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_EOF_TOO_SOON ? TSR_DAMAGE_TRUNCATED
+                                                                                         : TSR_DAMAGE_ERROR;
+}
+
+/// Notes giflib's failure `code` in frame `index` as damage: 1 (with the message in `err`) when the policy
+/// fails on it, 0 when it is read past.
+static int gif_damage(tsr_damage *damage, int code, int index, char *err, size_t errlen) {
+    if (tsr_damage_note(damage, gif_damage_kind(code), "frame %d: %s", index, gif_message(code))) {
+        fail(err, errlen, "%s", gif_message(code));
+        return 1;
+    }
+    return 0;
 }
 
 /// A graphic control extension's fields.
@@ -311,7 +337,17 @@ static int gif_extension(GifFileType *gif, gif_control *control) {
     return 0;
 }
 
-int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err, size_t errlen) {
+/// Notes a frame with no color table (none of its own, none global): drawn in gray levels (index i as
+/// gray i, as Pillow does; the GIF standard leaves it to the decoder). 1 when the policy fails on it.
+static int gif_no_colors(tsr_damage *damage, int index, char *err, size_t errlen) {
+    if (tsr_damage_note(damage, TSR_DAMAGE_WARNING, "frame %d has no color table (drawn in gray levels)", index)) {
+        fail(err, errlen, "frame %d has no color table", index);
+        return 1;
+    }
+    return 0;
+}
+
+int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, tsr_damage *damage, char *err, size_t errlen) {
     memset(info, 0, sizeof *info);
     int code = 0;
     GifFileType *gif = DGifOpenFileName(path, &code);
@@ -321,6 +357,9 @@ int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err
     gif_control control = {-1, 0, 0};
     GifRecordType record;
     int status = 0;
+    // Whether the failure below happened in the frame asked for or before it (a frame's data is being
+    // skipped while `in_frame`).
+    int in_frame = 0;
     do {
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
             status = -1;
@@ -336,19 +375,26 @@ int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err
                 status = -1;
                 break;
             }
-            if (info->frames <= frame) {
-                const GifImageDesc *image = &gif->Image;
-                int covers = image->Left == 0 && image->Top == 0 && image->Width >= gif->SWidth &&
-                             image->Height >= gif->SHeight;
+            const GifImageDesc image = gif->Image;
+            int index = info->frames;
+            if (index <= frame) {
+                int covers = image.Left == 0 && image.Top == 0 && image.Width >= gif->SWidth &&
+                             image.Height >= gif->SHeight;
                 if (control.transparent >= 0 || !covers) info->has_alpha = 1;
-                if (info->frames == frame) {
-                    info->interlaced = image->Interlace;
+                if (index == frame) {
+                    info->interlaced = image.Interlace;
                     info->delay_ms = control.delay_ms;
+                }
+                if (image.ColorMap == NULL && gif->SColorMap == NULL && gif_no_colors(damage, index, err, errlen)) {
+                    status = -2;
+                    break;
                 }
             }
             info->frames += 1;
             control = (gif_control){-1, 0, 0};
-            // Skip the image data without decoding it.
+            // Skip the image data without decoding it, counting its bytes.
+            in_frame = index <= frame;
+            uint64_t bytes = 0;
             int size = 0;
             GifByteType *block = NULL;
             if (DGifGetCode(gif, &size, &block) == GIF_ERROR) {
@@ -356,25 +402,51 @@ int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err
                 break;
             }
             while (block != NULL) {
+                bytes += block[0];
                 if (DGifGetCodeNext(gif, &block) == GIF_ERROR) {
                     status = -1;
                     break;
                 }
             }
             if (status != 0) break;
+            in_frame = 0;
+            // A crafted descriptor cannot make the decoder work through more pixels than the data holds.
+            uint64_t pixels = (uint64_t)image.Width * (uint64_t)image.Height;
+            if (index <= frame && pixels > (bytes + 1) * TSR_GIF_PIXELS_PER_BYTE) {
+                // Read past, the frame is drawn as far as its data goes: the rest stays transparent.
+                info->has_alpha = 1;
+                if (!tsr_damage_note(damage, TSR_DAMAGE_TRUNCATED,
+                                     "frame %d is %dx%d pixels, more than its %llu bytes of image data hold", index,
+                                     image.Width, image.Height, (unsigned long long)bytes)) {
+                    continue;
+                }
+                fail(err, errlen,
+                     "frame %d is %dx%d pixels, more than its %llu bytes of image data can hold (LZW gives at most "
+                     "%d pixels a byte); the file is truncated or crafted",
+                     index, image.Width, image.Height, (unsigned long long)bytes, TSR_GIF_PIXELS_PER_BYTE);
+                status = -2;
+                break;
+            }
         }
     } while (record != TERMINATE_RECORD_TYPE);
-    if (status != 0) {
-        // A damaged ending after the frame asked for still describes that frame.
-        if (info->frames <= frame || gif->Error != D_GIF_ERR_READ_FAILED) gif_fail(err, errlen, gif->Error);
-        else status = 0;
+    if (status == -1) {
+        // Damage after the frame asked for is not looked at; in it or before it, the policy decides. A
+        // frame cut short still counts: its rows before the damage are drawn.
+        if (info->frames > frame && !in_frame) {
+            status = 0;
+        } else if (!gif_damage(damage, gif->Error, info->frames > 0 ? info->frames - 1 : 0, err, errlen)) {
+            // Read past: what the data does not reach stays transparent.
+            info->has_alpha = 1;
+            status = 0;
+        }
     }
     DGifCloseFile(gif, &code);
     if (status == 0 && info->frames == 0) return fail(err, errlen, "the file holds no image");
-    return status;
+    return status == 0 ? 0 : -1;
 }
 
-int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, char *err, size_t errlen) {
+int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, tsr_damage *damage, char *err,
+                   size_t errlen) {
     int code = 0;
     GifFileType *gif = DGifOpenFileName(path, &code);
     if (gif == NULL) return gif_fail(err, errlen, code);
@@ -388,6 +460,10 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, c
     int last_disposal = 0, last_left = 0, last_top = 0, last_width = 0, last_height = 0;
     int index = 0, status = 0, done = 0;
     if (screen == NULL) status = fail(err, errlen, "out of memory");
+    // Gray levels, for frames without a color table.
+    GifColorType gray[256];
+    for (int i = 0; i < 256; i++) gray[i] = (GifColorType){(GifByteType)i, (GifByteType)i, (GifByteType)i};
+    const ColorMapObject gray_map = {256, 8, false, gray};
     GifRecordType record = UNDEFINED_RECORD_TYPE;
     while (status == 0 && !done) {
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
@@ -407,8 +483,11 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, c
         const GifImageDesc image = gif->Image;
         const ColorMapObject *colors = image.ColorMap != NULL ? image.ColorMap : gif->SColorMap;
         if (colors == NULL) {
-            status = fail(err, errlen, "frame %d has no color table", index);
-            break;
+            if (gif_no_colors(damage, index, err, errlen)) {
+                status = -1;
+                break;
+            }
+            colors = &gray_map;
         }
         if (image.Width <= 0 || image.Height <= 0) {
             status = fail(err, errlen, "frame %d is empty", index);
@@ -442,11 +521,19 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, c
         // every 2nd from 1.
         static const int starts[] = {0, 4, 2, 1}, steps[] = {8, 8, 4, 2};
         int passes = image.Interlace ? 4 : 1;
-        for (int pass = 0; pass < passes && status == 0; pass++) {
+        // Rows below the screen are never shown: a frame taller than the screen (a crafted 65535x65535 one
+        // over a 1x1 screen took 28 s) stops at the screen's last row and its remaining data is skipped.
+        // An interlaced frame's later passes need the earlier ones decoded, so it is decoded whole.
+        int last_row = image.Height;
+        if (!image.Interlace && image.Top + image.Height > (int)height) last_row = (int)height - image.Top;
+        int broken = 0;
+        for (int pass = 0; pass < passes && !broken; pass++) {
             int start = image.Interlace ? starts[pass] : 0, step = image.Interlace ? steps[pass] : 1;
-            for (int row = start; row < image.Height; row += step) {
+            for (int row = start; row < last_row; row += step) {
                 if (DGifGetLine(gif, line, image.Width) == GIF_ERROR) {
-                    status = gif_fail(err, errlen, gif->Error);
+                    // The frame is drawn as far as its data went, if the policy reads past the rest.
+                    broken = 1;
+                    if (gif_damage(damage, gif->Error, index, err, errlen)) status = -1;
                     break;
                 }
                 int y = image.Top + row;
@@ -468,8 +555,25 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, c
             }
         }
         if (status != 0) break;
+        if (!broken && last_row < image.Height) {
+            // Skip the data of the rows below the screen.
+            GifByteType *block = NULL;
+            do {
+                if (DGifGetCodeNext(gif, &block) == GIF_ERROR) {
+                    broken = 1;
+                    if (gif_damage(damage, gif->Error, index, err, errlen)) status = -1;
+                    break;
+                }
+            } while (block != NULL);
+            if (status != 0) break;
+        }
         if (index == frame) {
             done = 1;
+            break;
+        }
+        if (broken) {
+            // The data ended before the frame asked for.
+            status = fail(err, errlen, "there is no frame %d: the file ends in frame %d", frame, index);
             break;
         }
         last_disposal = control.disposal;
@@ -488,7 +592,51 @@ int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, c
     free(saved);
     free(screen);
     DGifCloseFile(gif, &code);
-    return status;
+    return status == 0 ? 0 : -1;
+}
+
+// MARK: - What libraries print
+
+// libheif's decoder and encoder plugins (dav1d, libaom, libde265, x265) print to stderr themselves. Their
+// lines are caught in a temporary file while they run, so that they reach the user inside the one line
+// about the file instead of as lines of their own. stderr is the process's: callers take turns.
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+    int saved;  // stderr as it was, or -1 when it could not be redirected
+    FILE *file;
+} stderr_capture;
+
+static void capture_stderr(stderr_capture *capture) {
+    pthread_mutex_lock(&stderr_lock);
+    fflush(stderr);
+    capture->file = tmpfile();
+    capture->saved = capture->file != NULL ? dup(STDERR_FILENO) : -1;
+    if (capture->saved >= 0 && dup2(fileno(capture->file), STDERR_FILENO) < 0) {
+        close(capture->saved);
+        capture->saved = -1;
+    }
+}
+
+/// Puts stderr back and copies what was printed into `text` (lines joined by "; "; "" for none).
+static void release_stderr(stderr_capture *capture, char *text, size_t length) {
+    text[0] = 0;
+    fflush(stderr);
+    if (capture->saved >= 0) {
+        dup2(capture->saved, STDERR_FILENO);
+        close(capture->saved);
+        rewind(capture->file);
+        size_t used = 0;
+        char line[512];
+        while (fgets(line, sizeof line, capture->file) != NULL && used + 1 < length) {
+            size_t n = strcspn(line, "\r\n");
+            line[n] = 0;
+            if (n == 0) continue;
+            used += (size_t)snprintf(text + used, length - used, "%s%s", used > 0 ? "; " : "", line);
+        }
+    }
+    if (capture->file != NULL) fclose(capture->file);
+    pthread_mutex_unlock(&stderr_lock);
 }
 
 // MARK: - HEIF and AVIF
@@ -589,12 +737,23 @@ tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, s
     return f;
 }
 
-int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, tsr_damage *damage, char *err, size_t errlen) {
     struct heif_image *image = NULL;
+    stderr_capture capture;
+    char printed[512];
+    capture_stderr(&capture);
     struct heif_error error = heif_decode_image(
         f->handle, &image, heif_colorspace_RGB, channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
         NULL);
-    if (error.code != heif_error_Ok) return fail(err, errlen, "%s", error.message);
+    release_stderr(&capture, printed, sizeof printed);
+    if (error.code != heif_error_Ok) {
+        return fail(err, errlen, "%s%s%s%s", error.message, printed[0] ? " (the decoder said: " : "", printed,
+                    printed[0] ? ")" : "");
+    }
+    if (printed[0] && tsr_damage_note(damage, TSR_DAMAGE_WARNING, "the decoder said: %s", printed)) {
+        heif_image_release(image);
+        return fail(err, errlen, "the decoder said: %s", printed);
+    }
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
     int width = heif_image_get_width(image, heif_channel_interleaved);
@@ -646,7 +805,13 @@ int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint
             error = heif_image_set_raw_color_profile(image, "prof", metadata->icc, metadata->icc_length);
         }
     }
-    if (error.code == heif_error_Ok) error = heif_context_encode_image(context, image, encoder, NULL, &handle);
+    char printed[512] = "";
+    if (error.code == heif_error_Ok) {
+        stderr_capture capture;
+        capture_stderr(&capture);
+        error = heif_context_encode_image(context, image, encoder, NULL, &handle);
+        release_stderr(&capture, printed, sizeof printed);
+    }
     if (error.code == heif_error_Ok && metadata != NULL && metadata->exif != NULL) {
         error = heif_context_add_exif_metadata(context, handle, metadata->exif, (int)metadata->exif_length);
     }
@@ -654,7 +819,9 @@ int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint
         error = heif_context_add_XMP_metadata(context, handle, metadata->xmp, (int)metadata->xmp_length);
     }
     if (error.code == heif_error_Ok) error = heif_context_write_to_file(context, path);
-    int status = error.code == heif_error_Ok ? 0 : fail(err, errlen, "%s", error.message);
+    int status = error.code == heif_error_Ok ? 0
+                                             : fail(err, errlen, "%s%s%s%s", error.message,
+                                                    printed[0] ? " (the encoder said: " : "", printed, printed[0] ? ")" : "");
     if (handle != NULL) heif_image_handle_release(handle);
     if (image != NULL) heif_image_release(image);
     if (encoder != NULL) heif_encoder_release(encoder);

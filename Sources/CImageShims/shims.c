@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jerror.h>
+// jpeglib.h first: jerror.h numbers its messages by JPEG_LIB_VERSION and the arithmetic-coding macros of
+// jconfig.h, which jpeglib.h includes; the other way round JWRN_BOGUS_ICC was two off the library's.
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 #include <tiffio.h>
 
@@ -24,6 +26,21 @@ static void copy_message(char *err, size_t errlen, const char *message) {
     if (err != NULL && errlen > 0) {
         snprintf(err, errlen, "%s", message);
     }
+}
+
+int tsr_damage_note(tsr_damage *damage, int kind, const char *format, ...) {
+    if (damage == NULL) return 1;
+    // fail_on NONE (0) fails on nothing, TRUNCATED (1) on truncation (3), ERROR (2) on errors (2) and
+    // up, WARNING (3) on anything (1 and up).
+    if (damage->fail_on != TSR_FAIL_ON_NONE && kind >= 4 - damage->fail_on) return 1;
+    if (damage->message[0] == '\0') {
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(damage->message, sizeof damage->message, format, arguments);
+        va_end(arguments);
+    }
+    if (kind > damage->worst) damage->worst = kind;
+    return 0;
 }
 
 static int is_little_endian(void) {
@@ -35,6 +52,7 @@ static int is_little_endian(void) {
 
 typedef struct {
     char message[512];
+    tsr_damage *damage;  // a reader's policy and what it read past; NULL for a writer
 } tsr_png_errors;
 
 static void tsr_png_error(png_structp png, png_const_charp message) {
@@ -43,9 +61,23 @@ static void tsr_png_error(png_structp png, png_const_charp message) {
     png_longjmp(png, 1);
 }
 
+// A reader's warnings are damage it reads past or fails on, as its policy says: a bad CRC in a critical
+// chunk (read as a warning only when the policy reads past errors) is damaged data, anything else (a bad
+// ancillary CRC, an invalid or misplaced ancillary chunk) a warning. A chunk longer than libpng's chunk
+// limit (a benign error, so a warning) would next be allocated and zeroed whole, gigabytes for a
+// 57-byte file: that always fails, as the truncation it is (image data is read in pieces, so IDAT may).
 static void tsr_png_warning(png_structp png, png_const_charp message) {
-    (void)png;
-    (void)message;
+    tsr_png_errors *errors = (tsr_png_errors *)png_get_error_ptr(png);
+    if (errors == NULL || errors->damage == NULL) return;
+    int critical = message[0] >= 'A' && message[0] <= 'Z' && strlen(message) > 5 && message[4] == ':';
+    if (strstr(message, "chunk data is too large") != NULL && strncmp(message, "IDAT", 4) != 0) {
+        char text[512];
+        snprintf(text, sizeof text, "%s (the chunk claims more bytes than the file holds); the file is truncated or crafted",
+                 message);
+        png_error(png, text);
+    }
+    int kind = critical && strstr(message, "CRC error") != NULL ? TSR_DAMAGE_ERROR : TSR_DAMAGE_WARNING;
+    if (tsr_damage_note(errors->damage, kind, "%s", message)) png_error(png, message);
 }
 
 struct tsr_png_reader {
@@ -53,10 +85,27 @@ struct tsr_png_reader {
     png_structp png;
     png_infop info;
     tsr_png_errors errors;
+    tsr_damage damage;
     int started;
     int channels;
     int bytes_per_sample;
+    volatile uint32_t rows_read;  // rows of the current tsr_png_read_rows call delivered, for a failure partway
+    int broken;          // the data failed and the policy read past it: every later row is zero
 };
+
+const tsr_damage *tsr_png_damage(const tsr_png_reader *r) { return &r->damage; }
+
+// A libpng failure while reading the image's rows: the rows from there on are missing, which is
+// truncation whatever the cause (libvips counts it so too). Returns -1 with the message when the policy
+// fails on it; else notes it and marks the reader broken.
+static int tsr_png_rows_failed(tsr_png_reader *r, char *err, size_t errlen) {
+    if (tsr_damage_note(&r->damage, TSR_DAMAGE_TRUNCATED, "%s", r->errors.message)) {
+        copy_message(err, errlen, r->errors.message);
+        return -1;
+    }
+    r->broken = 1;
+    return 0;
+}
 
 static uint32_t tsr_read_be32(const png_byte *bytes) {
     return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 | bytes[3];
@@ -137,7 +186,7 @@ static void tsr_png_read_metadata(png_structp png, png_infop info, tsr_metadata 
     }
 }
 
-tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, size_t errlen) {
+tsr_png_reader *tsr_png_open(const char *path, int fail_on, tsr_png_info *out, char *err, size_t errlen) {
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
         copy_message(err, errlen, strerror(errno));
@@ -156,6 +205,8 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
         return NULL;
     }
     r->file = file;
+    r->damage.fail_on = fail_on;
+    r->errors.damage = &r->damage;
     r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r->errors, tsr_png_error, tsr_png_warning);
     if (r->png != NULL) r->info = png_create_info_struct(r->png);
     if (r->png == NULL || r->info == NULL) {
@@ -173,6 +224,20 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
     // The caller enforces its own pixel limit; libpng's default of 1,000,000 rows or columns is lower.
     png_set_user_limits(r->png, 0x7fffffff, 0x7fffffff);
     png_set_option(r->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON); // keep a flawed sRGB profile as stored
+    // No chunk is longer than the file: libpng allocates (and zeroes) an ancillary chunk's length before
+    // reading it, and its default limit of 8 MB was the only bound.
+    struct stat status;
+    png_alloc_size_t chunk_max = 8000000;
+    if (fstat(fileno(file), &status) == 0 && (png_alloc_size_t)status.st_size > chunk_max) {
+        chunk_max = (png_alloc_size_t)status.st_size;
+    }
+    png_set_chunk_malloc_max(r->png, chunk_max);
+    // A bad CRC in a critical chunk (the image data's, most often) is read past as damaged data, as libvips
+    // does, unless the policy fails on errors; an ancillary chunk with a bad CRC is dropped with a warning.
+    if (fail_on < TSR_FAIL_ON_ERROR) png_set_crc_action(r->png, PNG_CRC_WARN_USE, PNG_CRC_DEFAULT);
+    // Image data is read and inflated in pieces of this size (libpng's default is 8 KiB): a file cut short
+    // keeps the rows its whole pieces hold, so a smaller piece keeps more of them when read past.
+    if (fail_on == TSR_FAIL_ON_NONE) png_set_compression_buffer_size(r->png, 1024);
     png_read_info(r->png, r->info);
     tsr_png_read_metadata(r->png, r->info, &out->metadata);
     png_uint_32 x_ppm = 0, y_ppm = 0;
@@ -228,14 +293,21 @@ tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *out, char *err, siz
 }
 
 int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen) {
-    if (setjmp(png_jmpbuf(r->png))) {
-        copy_message(err, errlen, r->errors.message);
-        return -1;
+    r->rows_read = 0;
+    if (!r->broken) {
+        if (setjmp(png_jmpbuf(r->png))) {
+            // libpng writes a row only once it is whole, so the rows before this one are good.
+            if (tsr_png_rows_failed(r, err, errlen) != 0) return -1;
+        } else {
+            tsr_png_start(r);
+            for (; r->rows_read < count; r->rows_read++) {
+                png_read_row(r->png, buffer + (size_t)r->rows_read * stride, NULL);
+            }
+            return 0;
+        }
     }
-    tsr_png_start(r);
-    for (uint32_t row = 0; row < count; row++) {
-        png_read_row(r->png, buffer + (size_t)row * stride, NULL);
-    }
+    size_t row_bytes = (size_t)png_get_image_width(r->png, r->info) * (size_t)r->channels * (size_t)r->bytes_per_sample;
+    for (uint32_t row = r->rows_read; row < count; row++) memset(buffer + (size_t)row * stride, 0, row_bytes);
     return 0;
 }
 
@@ -248,9 +320,9 @@ int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *
     }
     for (png_uint_32 y = 0; y < height; y++) rows[y] = buffer + (size_t)y * stride;
     if (setjmp(png_jmpbuf(r->png))) {
-        copy_message(err, errlen, r->errors.message);
         free(rows);
-        return -1;
+        // What the passes did not reach stays as the caller zeroed it.
+        return tsr_png_rows_failed(r, err, errlen);
     }
     tsr_png_start(r);
     png_read_image(r->png, rows);
@@ -259,9 +331,15 @@ int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *
 }
 
 int tsr_png_finish(tsr_png_reader *r, char *err, size_t errlen) {
+    if (r->broken) return 0;
     if (setjmp(png_jmpbuf(r->png))) {
-        copy_message(err, errlen, r->errors.message);
-        return -1;
+        // The image is whole; what follows it is cut short or damaged.
+        int truncated = strstr(r->errors.message, "truncated") != NULL;
+        if (tsr_damage_note(&r->damage, truncated ? TSR_DAMAGE_TRUNCATED : TSR_DAMAGE_ERROR, "%s", r->errors.message)) {
+            copy_message(err, errlen, r->errors.message);
+            return -1;
+        }
+        return 0;
     }
     png_read_end(r->png, NULL);
     return 0;
@@ -401,6 +479,7 @@ typedef struct {
     char message[JMSG_LENGTH_MAX];
     int warned;
     char warning[JMSG_LENGTH_MAX];
+    tsr_damage *damage;  // a reader's policy and what it read past; NULL for a writer (fails on any warning)
 } tsr_jpeg_errors;
 
 static void tsr_jpeg_error_exit(j_common_ptr cinfo) {
@@ -409,15 +488,32 @@ static void tsr_jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(errors->jump, 1);
 }
 
-// Warnings mean damaged data (libjpeg fills what is missing with gray and goes on): they are kept and
-// turned into errors, except stray bytes between markers, which many cameras write and every reader skips.
+// The damage a libjpeg warning says it read past: the data ending (libjpeg fills the rest with gray),
+// data it could not decode (a bad Huffman or arithmetic code, a resync), or something a reader may ignore
+// (stray bytes between markers, which many cameras write; a bad ICC marker, which only loses the profile).
+static int tsr_jpeg_damage_kind(int code) {
+    switch (code) {
+    case JWRN_JPEG_EOF: return TSR_DAMAGE_TRUNCATED;
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_BOGUS_ICC:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_JFIF_MAJOR: return TSR_DAMAGE_WARNING;
+    default: return TSR_DAMAGE_ERROR;
+    }
+}
+
+// Warnings are damage libjpeg reads past: those the policy fails on are kept, and the read that saw them
+// fails; the others are noted in the reader's damage.
 static void tsr_jpeg_emit_message(j_common_ptr cinfo, int level) {
     tsr_jpeg_errors *errors = (tsr_jpeg_errors *)cinfo->err;
     if (level < 0) {
         cinfo->err->num_warnings++;
-        if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA && !errors->warned) {
+        if (errors->warned) return;
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        if (tsr_damage_note(errors->damage, tsr_jpeg_damage_kind(cinfo->err->msg_code), "%s", text)) {
             errors->warned = 1;
-            (*cinfo->err->format_message)(cinfo, errors->warning);
+            memcpy(errors->warning, text, sizeof text);
         }
     }
 }
@@ -444,7 +540,10 @@ struct tsr_jpeg_reader {
     int adobe_inverted;
     uint8_t *cmyk_row;
     uint8_t *icc;  // the joined ICC profile, from malloc
+    tsr_damage damage;
 };
+
+const tsr_damage *tsr_jpeg_damage(const tsr_jpeg_reader *r) { return &r->damage; }
 
 void tsr_jpeg_close(tsr_jpeg_reader *r) {
     if (r == NULL) return;
@@ -463,8 +562,8 @@ static int tsr_jpeg_check_warning(tsr_jpeg_reader *r, char *err, size_t errlen) 
     return 0;
 }
 
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t max_memory, unsigned shrink, char *err,
-                               size_t errlen) {
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, int fail_on, tsr_jpeg_info *out, uint64_t max_memory,
+                               unsigned shrink, char *err, size_t errlen) {
     if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8) {
         copy_message(err, errlen, "the shrink must be 1, 2, 4 or 8");
         return NULL;
@@ -481,6 +580,8 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t ma
         return NULL;
     }
     tsr_jpeg_errors_init(&r->errors);
+    r->damage.fail_on = fail_on;
+    r->errors.damage = &r->damage;
     r->cinfo.err = &r->errors.pub;
     if (setjmp(r->errors.jump)) {
         copy_message(err, errlen, r->errors.message);
@@ -519,6 +620,10 @@ tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *out, uint64_t ma
         r->icc = icc;
         out->metadata.icc = icc;
         out->metadata.icc_length = icc_length;
+    }
+    if (tsr_jpeg_check_warning(r, err, errlen) != 0) {
+        tsr_jpeg_close(r);
+        return NULL;
     }
     switch (r->cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:

@@ -60,6 +60,9 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Refuse to write an image of more pixels than this (2^32 by default).")
     var maxOutputPixels: Int = RunOptions.defaultMaxOutputPixels
 
+    @Option(help: ArgumentHelp("Set failOn on every load node. " + failOnHelp, valueName: "level"))
+    var failOn: FailOn?
+
     @Flag(help: "Stop at the first failed item (running items are cancelled; their outputs are not written).")
     var failFast = false
 
@@ -150,9 +153,21 @@ struct BatchCommand: ParsableCommand {
 
     func run() throws {
         let catalog = try plugins.catalog()
-        let overrides: [ParameterOverride]
+        var overrides: [ParameterOverride]
         do {
             overrides = try options.overrides.map { text throws(GraphErrors) in try ParameterOverride(parsing: text) }
+            if let failOn {
+                // Set on every node that reads files with it, before the user's own --set (which wins).
+                let sample = try Graph.load(
+                    path: graph, catalog: catalog, overrides: overrides, maxOutputPixels: maxOutputPixels,
+                    outputPaths: nil)
+                let settings = try sample.nodes.filter { node in
+                    node.declaration.parameters.contains { $0.name == "failOn" }
+                }.map { node throws(GraphErrors) in
+                    try ParameterOverride(parsing: "\(node.name).failOn=\(failOn.rawValue)")
+                }
+                overrides = settings + overrides
+            }
         } catch {
             TesseraCLI.report(error.diagnostics)
             throw ExitCode(2)

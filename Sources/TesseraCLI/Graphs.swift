@@ -189,8 +189,13 @@ struct RunArguments: ParsableArguments {
         help: ArgumentHelp(
             "Set maxMemory on every load node (and run --input files): refuse images whose decoding needs more "
                 + "memory than this at once "
-                + "(bytes, or with K, M, G). Default: a quarter of the physical memory.", valueName: "bytes"))
+                + "(bytes, or with K, M, G). Default: sized to each file, 128M or 1032 bytes a byte of it, at "
+                + "most a quarter of the physical memory.", valueName: "bytes"))
     var maxMemory: String?
+
+    @Option(
+        help: ArgumentHelp("Set failOn on every load node (and run --input files). " + failOnHelp, valueName: "level"))
+    var failOn: FailOn?
 
     @Option(help: "Write a Chrome trace-event JSON file (one span per node per tile; open it in ui.perfetto.dev).")
     var trace: String?
@@ -226,7 +231,8 @@ struct RunArguments: ParsableArguments {
     /// `--max-pixels` and `--max-memory` as the limits of a file the command reads itself (`--input`).
     var decodeOptions: DecodeOptions {
         DecodeOptions(
-            maxPixels: maxPixels ?? DecodeOptions().maxPixels, maxMemory: maxMemory.flatMap(DecodeOptions.parseBytes))
+            maxPixels: maxPixels ?? DecodeOptions().maxPixels, maxMemory: maxMemory.flatMap(DecodeOptions.parseBytes),
+            failOn: failOn ?? .none)
     }
 
     /// `--max-pixels` and `--max-memory` as settings of every load node, by parameter name.
@@ -234,6 +240,7 @@ struct RunArguments: ParsableArguments {
         var limits: [String: String] = [:]
         if let maxPixels { limits["maxPixels"] = "\(maxPixels)" }
         if let bytes = maxMemory.flatMap(DecodeOptions.parseBytes) { limits["maxMemory"] = "\(bytes)" }
+        if let failOn { limits["failOn"] = failOn.rawValue }
         return limits
     }
 

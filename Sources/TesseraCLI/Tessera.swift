@@ -19,6 +19,11 @@ struct TesseraCommand: ParsableCommand {
         // and its temporary file removed, instead of the signal killing the process mid-write.
         signal(SIGXFSZ, SIG_IGN)
         Signals.removeTemporaryFilesOnInterrupt()
+        // Damage a decoder reads past (--fail-on below it): one line per file, on stderr.
+        ImageFile.setWarningHandler { warning in
+            StandardOutput.flush()
+            FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -66,8 +71,12 @@ struct DecodeArguments: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Refuse images whose decoding needs more memory than this at once, before allocating any: bytes, "
-                + "or with K, M, G (binary). Default: a quarter of the physical memory.", valueName: "bytes"))
+                + "or with K, M, G (binary). Default: sized to the file, 128M or 1032 bytes a byte of it, at most "
+                + "a quarter of the physical memory.", valueName: "bytes"))
     var maxMemory: String?
+
+    @Option(help: ArgumentHelp(failOnHelp, valueName: "level"))
+    var failOn: FailOn = .none
 
     @Flag(help: "Keep a JPEG's, PNG's, WebP's or TIFF's stored orientation instead of turning it upright by its tag.")
     var keepOrientation = false
@@ -78,7 +87,7 @@ struct DecodeArguments: ParsableArguments {
     var options: DecodeOptions {
         var options = DecodeOptions(
             maxPixels: maxPixels, maxMemory: maxMemory.flatMap(DecodeOptions.parseBytes),
-            appliesOrientation: !keepOrientation)
+            appliesOrientation: !keepOrientation, failOn: failOn)
         options.frame = frame
         return options
     }
@@ -89,6 +98,15 @@ struct DecodeArguments: ParsableArguments {
         try checkBytes("--max-memory", maxMemory)
     }
 }
+
+/// The help of `--fail-on`, for every command that decodes.
+let failOnHelp =
+    "The damage that fails a read (none, truncated, error, warning, as libvips' fail_on). none (the default) "
+    + "reads past what it can, with one warning line per file: a cut file's rest transparent black (gray in a "
+    + "JPEG), a bad Huffman code, a bad CRC, a GIF without colors. truncated fails when the data ends early; "
+    + "error also on damaged data; warning on anything a decoder notices."
+
+extension FailOn: ExpressibleByArgument {}
 
 /// Refuses a size option (`--max-memory 2G`) that is not a positive number of bytes, with or without K, M, G.
 func checkBytes(_ option: String, _ value: String?) throws {

@@ -120,6 +120,7 @@ struct Thumbnail: ParsableCommand {
             "keepOrientation": .bool(decoding.keepOrientation),
             "maxPixels": .integer(decoding.maxPixels),
             "maxMemory": .integer(decoding.maxMemory.flatMap(DecodeOptions.parseBytes) ?? 0),
+            "failOn": .string(decoding.failOn.rawValue),
         ]
         if let fit = fit ?? box.fit { thumbnail["fit"] = .string(fit) }
         if let interpolation { thumbnail["interpolation"] = .string(interpolation) }

@@ -1,7 +1,48 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import CImageShims
 import TesseraCore
+
+/// How much damage a decoder reads past before it fails, as libvips' `fail_on`: each level fails on what
+/// the levels before it fail on, and more. What is read past is reported once per file
+/// (``ImageFile/setWarningHandler(_:)``).
+///
+/// Damage is of three kinds, from the least: *warnings* (a bad CRC in a PNG's ancillary chunk, a bad ICC
+/// marker or stray bytes in a JPEG, a GIF without a color table), *errors* (data the decoder could not
+/// decode and got past: a bad Huffman code, a bad CRC in a PNG's image data) and *truncation* (the data
+/// ends, or fails, before the image does). Headers that claim more than the file holds or the limits allow
+/// fail at every level: they are not damage read past but resources refused.
+public enum FailOn: String, Sendable, CaseIterable, ParameterChoice {
+    /// Read what can be read: rows after a truncation are transparent black (gray in a JPEG, as libjpeg
+    /// fills them), a GIF frame is drawn as far as its data goes. libvips' default.
+    case none
+    /// Fail when the data ends before the image does; read past damaged data and warnings.
+    case truncated
+    /// Fail on damaged data and truncation; read past warnings.
+    case error
+    /// Fail on anything a decoder notices.
+    case warning
+
+    /// The shims' TSR_FAIL_ON_* value.
+    var shimValue: Int32 {
+        switch self {
+        case .none: Int32(TSR_FAIL_ON_NONE)
+        case .truncated: Int32(TSR_FAIL_ON_TRUNCATED)
+        case .error: Int32(TSR_FAIL_ON_ERROR)
+        case .warning: Int32(TSR_FAIL_ON_WARNING)
+        }
+    }
+
+    /// The lowest level that fails on damage of the shims' `kind` (TSR_DAMAGE_*).
+    static func failing(kind: Int32) -> FailOn {
+        switch kind {
+        case Int32(TSR_DAMAGE_TRUNCATED): .truncated
+        case Int32(TSR_DAMAGE_ERROR): .error
+        default: .warning
+        }
+    }
+}
 
 /// How to decode a file.
 ///
@@ -13,7 +54,25 @@ public struct DecodeOptions: Sendable {
     /// The most memory, in bytes, that decoding a file may need at once: libpng's rows and a band of
     /// them, libjpeg's whole-image coefficients for a progressive file, a TIFF's strips or tiles, a whole
     /// image where it is decoded whole. A header that needs more is refused before any of it is allocated.
-    public var maxMemory: Int = DecodeOptions.defaultMaxMemory
+    ///
+    /// Unset (0, or nil at `init`), the limit is sized to each file (``memoryLimit(forFileOf:)``): what a
+    /// file of its size can plausibly hold, so a 136-byte file cannot take gigabytes. Reads as
+    /// ``defaultMaxMemory`` then.
+    public var maxMemory: Int {
+        get { givenMemory ?? Self.defaultMaxMemory }
+        set { givenMemory = newValue > 0 ? newValue : nil }
+    }
+    /// `maxMemory` as set; nil sizes the limit to the file.
+    private var givenMemory: Int?
+    /// The damage the decoder fails on; it reads past less, reporting it once per file.
+    public var failOn: FailOn = .none
+    /// Receives the damage read past, as the file and one line (`JPEG: Corrupt JPEG data: bad Huffman code
+    /// (read anyway; --fail-on error refuses it)`), the first of each file only; nil gives it to the handler
+    /// set with ``ImageFile/setWarningHandler(_:)``. Called on the thread that decodes.
+    public var warnings: (@Sendable (ImageError) -> Void)?
+    /// Shared by everything one ``ImageFile/load(path:options:)`` or ``ImageFile/info(path:options:)`` decodes,
+    /// so that it warns once.
+    var once: DecodeWarnings.Once?
     /// Turns the image upright by its EXIF orientation, as OpenCV `imread` and libvips `autorot` do.
     public var appliesOrientation: Bool = true
     /// GIF: the frame to read, counted from 0, as the animation shows it (earlier frames composited
@@ -41,6 +100,26 @@ public struct DecodeOptions: Sendable {
     /// The shrinks ``shrink`` takes.
     public static let shrinkFactors = [1, 2, 4, 8]
 
+    /// The least memory limit a file gets when ``maxMemory`` is unset, however small the file.
+    public static let smallFileMemory = 128 << 20
+    /// Bytes of decoding allowed for each byte of a file when ``maxMemory`` is unset: deflate's largest
+    /// expansion, about as far as real images compress (a flat screenshot as lossless WebP or PNG).
+    public static let memoryPerFileByte = 1032
+
+    /// The memory limit for decoding the file at `path`: ``maxMemory`` when it is set; else
+    /// ``smallFileMemory``, or ``memoryPerFileByte`` for each byte of the file where that is more, and at
+    /// most ``defaultMaxMemory``. A 136-byte WebP whose header claims 16383x16383 pixels may so take 128
+    /// MiB, not 3 GB; a 3 MB photo may take 3 GB.
+    public func memoryLimit(forFileOf path: String) -> Int {
+        if let givenMemory { return givenMemory }
+        return Swift.min(Self.defaultMaxMemory, Self.plausibleMemory(fileBytes: FileSystem.size(of: path)))
+    }
+
+    static func plausibleMemory(fileBytes: Int?) -> Int {
+        guard let fileBytes else { return defaultMaxMemory }
+        return Swift.max(smallFileMemory, saturatingProduct(fileBytes, memoryPerFileByte))
+    }
+
     /// A quarter of the physical memory (1 GiB where it cannot be read).
     public static let defaultMaxMemory: Int = {
         #if canImport(Glibc)
@@ -51,12 +130,16 @@ public struct DecodeOptions: Sendable {
         return 1 << 30
     }()
 
-    /// `maxMemory` nil (or 0) takes ``defaultMaxMemory``.
-    public init(maxPixels: Int = 1 << 30, maxMemory: Int? = nil, appliesOrientation: Bool = true, shrink: Int = 1) {
+    /// `maxMemory` nil (or 0) sizes the memory limit to each file (``memoryLimit(forFileOf:)``).
+    public init(
+        maxPixels: Int = 1 << 30, maxMemory: Int? = nil, appliesOrientation: Bool = true, shrink: Int = 1,
+        failOn: FailOn = .none
+    ) {
         self.maxPixels = maxPixels
-        self.maxMemory = maxMemory.flatMap { $0 > 0 ? $0 : nil } ?? Self.defaultMaxMemory
+        self.givenMemory = maxMemory.flatMap { $0 > 0 ? $0 : nil }
         self.appliesOrientation = appliesOrientation
         self.shrink = shrink
+        self.failOn = failOn
     }
 
     /// Refuses a ``shrink`` other than 1, 2, 4 or 8.
@@ -80,16 +163,24 @@ public struct DecodeOptions: Sendable {
         }
     }
 
-    /// Refuses a decode that needs more than `maxMemory` bytes at once. `format` and `what` start the
-    /// message: "PNG: decoding 8585283x45 pixels needs 7.8 GiB at once, ...".
+    /// Refuses a decode that needs more than the file's memory limit at once (``memoryLimit(forFileOf:)``).
+    /// `format` and `what` start the message: "PNG: decoding 8585283x45 pixels needs 7.8 GiB at once, ...".
     func checkMemory(_ bytes: Int, format: String, what: String, path: String) throws {
-        if bytes > maxMemory {
+        let limit = memoryLimit(forFileOf: path)
+        guard bytes > limit else { return }
+        let raise = "(raise the limit: --max-memory, or maxMemory in a graph)"
+        if givenMemory == nil, limit < Self.defaultMaxMemory, let fileBytes = FileSystem.size(of: path) {
             throw ImageError(
                 path: path,
                 message:
-                    "\(format): \(what) needs \(Self.describe(bytes: bytes)) at once, more than the limit of \(Self.describe(bytes: maxMemory)) (raise the limit: --max-memory, or maxMemory in a graph)"
+                    "\(format): \(what) needs \(Self.describe(bytes: bytes)) at once, more than a \(fileBytes)-byte file may take by default (\(Self.describe(bytes: limit))) \(raise)"
             )
         }
+        throw ImageError(
+            path: path,
+            message:
+                "\(format): \(what) needs \(Self.describe(bytes: bytes)) at once, more than the limit of \(Self.describe(bytes: limit)) \(raise)"
+        )
     }
 
     /// Bytes in binary units, as `--max-memory` reads them: "512 B", "3.5 MiB", "7.8 GiB".

@@ -5,6 +5,13 @@ import TesseraCore
 /// File system helpers shared by the codecs. Files are written under a temporary name that the
 /// executable's signal handlers remove if the process dies mid-write (Sources/TesseraCLI/Signals.swift).
 package enum FileSystem {
+    /// The size in bytes of the file at `path`, or nil when it cannot be read.
+    static func size(of path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_size)
+    }
+
     /// Why opening `path` for reading failed, in the words a user expects.
     static func describeOpenFailure(_ path: String) -> String {
         var isDirectory: ObjCBool = false

@@ -7,6 +7,8 @@ public enum ImageFile {
     /// would refuse (over `options.maxPixels` or `options.maxMemory`, or claiming more than the file holds)
     /// is refused here too, so `info` answers for what `load` will do.
     public static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
+        var options = options
+        options.once = options.once ?? DecodeWarnings.Once()
         try options.checkShrink(path: path)
         let format = try ImageFormat.detect(path: path)
         let stored: ImageInfo
@@ -18,7 +20,29 @@ public enum ImageFile {
         case .gif: stored = try GIFCodec.info(path: path, options: options)
         case .heic, .avif: stored = try HEIFCodec.info(path: path, format: format, options: options)
         }
-        return stored.shrunk(by: options.shrink).upright(options)
+        return try checkedProfile(stored, path: path, options: options).shrunk(by: options.shrink).upright(options)
+    }
+
+    /// `info` with its embedded ICC profile dropped when it is the image's (it fits its channels) and Little
+    /// CMS cannot convert from it: damage of the warning kind, reported naming the file (a conversion would
+    /// otherwise fail later, naming none), or refused from `failOn` warning up. A profile that does not fit
+    /// is never used, so it is not looked at.
+    ///
+    /// - Cost: opening the profile and linking it to sRGB without precomputing anything, well under a
+    ///   millisecond for a matrix profile.
+    static func checkedProfile(_ info: ImageInfo, path: String, options: DecodeOptions) throws -> ImageInfo {
+        guard let profile = info.metadata.iccProfile, info.metadata.profileFits(info.layout) else { return info }
+        let usable = (try? ColorProfile(bytes: profile)).flatMap {
+            try? ColorTransform(from: $0, to: .sRGB, unbounded: true)
+        }
+        guard usable == nil else { return info }
+        let problem = "\(info.format): the embedded ICC profile cannot be read (\(profile.count) bytes)"
+        guard options.readsPast(.warning, message: problem + "; dropped, the colors read as sRGB", path: path) else {
+            throw ImageError(path: path, message: problem)
+        }
+        var info = info
+        info.metadata.iccProfile = nil
+        return info
     }
 
     /// Opens the image at `path`. The header is read and checked now; pixels are decoded when a region
@@ -30,6 +54,8 @@ public enum ImageFile {
     /// - Throws: ``ImageError`` naming the file: missing, unreadable, not an image, corrupt, or larger
     ///   than `options.maxPixels`, or needing more than `options.maxMemory` bytes at once.
     public static func load(path: String, options: DecodeOptions = DecodeOptions()) throws -> (ImageInfo, Image) {
+        var options = options
+        options.once = options.once ?? DecodeWarnings.Once()
         try options.checkShrink(path: path)
         let format = try ImageFormat.detect(path: path)
         // Every format but JPEG (which libjpeg shrinks by DCT scaling, and its codec turns) is decoded as
@@ -48,7 +74,8 @@ public enum ImageFile {
         case .gif: loaded = try upright(GIFCodec.load(path: path, options: options))
         case .heic, .avif: loaded = try upright(HEIFCodec.load(path: path, format: format, options: options))
         }
-        return (loaded.info, loaded.image.withMetadata(loaded.info.metadata))
+        let info = try checkedProfile(loaded.info, path: path, options: options)
+        return (info, loaded.image.withMetadata(info.metadata))
     }
 
     /// A file libjpeg does not decode, shrunk: its rows averaged over blocks (``BlockAverageRows``).
@@ -79,7 +106,15 @@ public enum ImageFile {
             error.path = path
             throw error
         }
-        let image = options.profile == .srgb ? try image.convertingColors(to: .sRGB) : image
+        let converted: Image
+        do {
+            converted = options.profile == .srgb ? try image.convertingColors(to: .sRGB) : image
+        } catch var error as ImageError where error.path == nil {
+            // The image's profile came from no file (a node's, a program's): the error names the output.
+            error.path = path
+            throw error
+        }
+        let image = converted
         let depth = options.resolvedDepth(imageDepth: image.depth, format: format)
         try FileSystem.writeAtomically(to: path) { temporary in
             switch format {

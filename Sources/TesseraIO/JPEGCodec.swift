@@ -5,13 +5,14 @@ import TesseraCore
 /// and decoding at 1/2, 1/4 or 1/8 of the size (`DecodeOptions.shrink`) by libjpeg's DCT scaling.
 enum JPEGCodec {
     private static func open(
-        _ path: String, maxMemory: Int, shrink: Int
+        _ path: String, options: DecodeOptions, shrink: Int
     ) throws -> (OpaquePointer, tsr_jpeg_info, metadata: ImageMetadata) {
         var info = tsr_jpeg_info()
         var error = ShimError()
         guard
             let reader = tsr_jpeg_open(
-                path, &info, UInt64(maxMemory), UInt32(shrink), &error.buffer, ShimError.capacity)
+                path, options.failOn.shimValue, &info, UInt64(options.memoryLimit(forFileOf: path)), UInt32(shrink),
+                &error.buffer, ShimError.capacity)
         else {
             throw ImageError(path: path, message: "JPEG: \(error.message)")
         }
@@ -31,10 +32,12 @@ enum JPEGCodec {
     }
 
     static func info(path: String, options: DecodeOptions = DecodeOptions()) throws -> ImageInfo {
-        let (reader, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
-        tsr_jpeg_close(reader)
+        let (reader, header, metadata) = try open(path, options: options, shrink: options.shrink)
+        defer { tsr_jpeg_close(reader) }
         let info = describe(header, metadata: metadata, options: options)
         try check(header, info: info, turned: info.orientationApplied, path: path, options: options)
+        // Damage in the header (a bad ICC marker), reported once the file is known to be read.
+        options.report(tsr_jpeg_damage(reader).pointee, format: "JPEG", path: path)
         return info
     }
 
@@ -73,20 +76,19 @@ enum JPEGCodec {
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header, metadata) = try open(path, maxMemory: options.maxMemory, shrink: options.shrink)
-        tsr_jpeg_close(probe)
+        let (probe, header, metadata) = try open(path, options: options, shrink: options.shrink)
+        defer { tsr_jpeg_close(probe) }
         let info = describe(header, metadata: metadata, options: options)
         let turn = info.orientationApplied ? info.orientation : 1
         try check(header, info: info, turned: turn != 1, path: path, options: options)
-        let maxMemory = options.maxMemory
+        options.report(tsr_jpeg_damage(probe).pointee, format: "JPEG", path: path)
         let shrink = options.shrink
         // Upright files stream row by row; a turned one is decoded whole (at the shrunk size) and turned.
         let source: any PixelSource =
             turn == 1
-            ? RowStreamSource { try RowDecoder(path: path, maxMemory: maxMemory, shrink: shrink) }
+            ? RowStreamSource { try RowDecoder(path: path, options: options, shrink: shrink) }
             : DecodeOnceSource {
-                try Orientation.apply(
-                    turn, to: RowDecoder(path: path, maxMemory: maxMemory, shrink: shrink).decodeAll())
+                try Orientation.apply(turn, to: RowDecoder(path: path, options: options, shrink: shrink).decodeAll())
             }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
@@ -100,13 +102,15 @@ enum JPEGCodec {
         let height: Int
         let channels: Int
         private let reader: OpaquePointer
+        private let options: DecodeOptions
         private let fileChannels: Int
         private var raw: [UInt8] = []
         private var nextRow = 0
 
-        init(path: String, maxMemory: Int, shrink: Int = 1) throws {
-            let (reader, info, _) = try JPEGCodec.open(path, maxMemory: maxMemory, shrink: shrink)
+        init(path: String, options: DecodeOptions, shrink: Int = 1) throws {
+            let (reader, info, _) = try JPEGCodec.open(path, options: options, shrink: shrink)
             self.reader = reader
+            self.options = options
             self.path = path
             width = Int(info.output_width)
             height = Int(info.output_height)
@@ -126,6 +130,11 @@ enum JPEGCodec {
                 ShimError.capacity)
             if status != 0 { throw ImageError(path: path, message: "JPEG: \(error.message)") }
             try advance(by: count)
+        }
+
+        /// Reports what libjpeg has read past so far (once per file).
+        private func reportDamage() {
+            options.report(tsr_jpeg_damage(reader).pointee, format: "JPEG", path: path)
         }
 
         func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
@@ -161,6 +170,7 @@ enum JPEGCodec {
             if nextRow == height, tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) != 0 {
                 throw ImageError(path: path, message: "JPEG: \(error.message)")
             }
+            reportDamage()
         }
     }
 

@@ -8,19 +8,24 @@ enum PNGCodec {
     /// Opens the file and reads its header; the caller closes the reader.
     /// The reader, its header and the metadata before the image data (copied: the header's pointers
     /// into it live only as long as the reader).
-    private static func open(_ path: String) throws -> (OpaquePointer, tsr_png_info, ImageMetadata) {
+    private static func open(_ path: String, options: DecodeOptions) throws -> (
+        OpaquePointer, tsr_png_info, ImageMetadata
+    ) {
         var info = tsr_png_info()
         var error = ShimError()
-        guard let reader = tsr_png_open(path, &info, &error.buffer, ShimError.capacity) else {
+        guard let reader = tsr_png_open(path, options.failOn.shimValue, &info, &error.buffer, ShimError.capacity)
+        else {
             throw ImageError(path: path, message: "PNG: \(error.message)")
         }
         return (reader, info, ImageMetadata(info.metadata))
     }
 
     static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
-        let (reader, header, metadata) = try open(path)
-        tsr_png_close(reader)
+        let (reader, header, metadata) = try open(path, options: options)
+        defer { tsr_png_close(reader) }
         try check(header, path: path, options: options)
+        // Damage in the chunks before the image data, reported once the file is known to be read.
+        options.report(tsr_png_damage(reader).pointee, format: "PNG", path: path)
         return describe(header, metadata: metadata)
     }
 
@@ -67,11 +72,12 @@ enum PNGCodec {
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let (probe, header, metadata) = try open(path)
-        tsr_png_close(probe)
+        let (probe, header, metadata) = try open(path, options: options)
+        defer { tsr_png_close(probe) }
         try check(header, path: path, options: options)
+        options.report(tsr_png_damage(probe).pointee, format: "PNG", path: path)
         let info = describe(header, metadata: metadata)
-        let source = RowStreamSource { try RowDecoder(path: path) }
+        let source = RowStreamSource { try RowDecoder(path: path, options: options) }
         return (
             info, Image(width: info.width, height: info.height, layout: info.layout, depth: info.depth, source: source)
         )
@@ -86,12 +92,14 @@ enum PNGCodec {
         let channels: Int
         private let reader: OpaquePointer
         private let info: tsr_png_info
+        private let options: DecodeOptions
         private let rowBytes: Int
         private var raw: [UInt8] = []
         private var nextRow = 0
 
-        init(path: String) throws {
-            (reader, info, _) = try PNGCodec.open(path)
+        init(path: String, options: DecodeOptions) throws {
+            (reader, info, _) = try PNGCodec.open(path, options: options)
+            self.options = options
             self.path = path
             width = Int(info.width)
             height = Int(info.height)
@@ -114,7 +122,13 @@ enum PNGCodec {
                 reader, target.assumingMemoryBound(to: UInt8.self), targetRowBytes, UInt32(count), &error.buffer,
                 ShimError.capacity)
             if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
+            reportDamage()
             try advance(by: count)
+        }
+
+        /// Reports what the reader has read past so far (once per file).
+        private func reportDamage() {
+            options.report(tsr_png_damage(reader).pointee, format: "PNG", path: path)
         }
 
         func readRows(into target: UnsafeMutablePointer<Float>, count: Int) throws {
@@ -131,6 +145,7 @@ enum PNGCodec {
                     reader, bytes.baseAddress, rowBytes, UInt32(count), &error.buffer, ShimError.capacity)
             }
             if status != 0 { throw ImageError(path: path, message: "PNG: \(error.message)") }
+            reportDamage()
             let fileChannels = Int(info.channels)
             let scale = 1 / Float(info.max_value)
             let firstRow = interlaced ? nextRow : 0
@@ -156,8 +171,11 @@ enum PNGCodec {
         private func advance(by count: Int) throws {
             var error = ShimError()
             nextRow += count
-            if nextRow == height, tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
-                throw ImageError(path: path, message: "PNG: \(error.message)")
+            if nextRow == height {
+                if tsr_png_finish(reader, &error.buffer, ShimError.capacity) != 0 {
+                    throw ImageError(path: path, message: "PNG: \(error.message)")
+                }
+                reportDamage()
             }
         }
     }

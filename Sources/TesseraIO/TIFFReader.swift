@@ -5,10 +5,12 @@ import TesseraCore
 
 /// A TIFF file open for reading regions: a region decodes only the strips or tiles it touches.
 ///
-/// Gray, gray+alpha, RGB and RGBA at 8 or 16 bits (unsigned) or 32 or 64 bit float, in strips or tiles,
-/// with any compression libtiff has (none, LZW, deflate, JPEG, PackBits, ...), are read directly.
-/// Other kinds (palette, bilevel, CMYK, YCbCr without JPEG, separate planes) go through libtiff's RGBA
-/// interface, which decodes the whole image at 8 bits. Premultiplied (associated) alpha is divided out.
+/// Gray, gray+alpha, RGB and RGBA at 8, 12, 16 or 32 bits (unsigned) or 32 or 64 bit float, in strips or
+/// tiles, contiguous or in separate planes, and 16-bit CMYK, with any compression libtiff has (none, LZW,
+/// deflate, JPEG, PackBits, ...), are read directly: 12-bit samples are scaled to 16 bits and 32-bit ones
+/// to Float32 0...1, each by the largest value its bits hold, as 8- and 16-bit samples are. Other kinds
+/// (palette, bilevel, 8-bit CMYK, YCbCr without JPEG) go through libtiff's RGBA interface, which decodes
+/// the whole image at 8 bits. Premultiplied (associated) alpha is divided out.
 ///
 /// Reads may come from several threads; libtiff handles are not thread-safe, so the handle is used by
 /// one reader at a time.
@@ -17,6 +19,9 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     package let info: ImageInfo
 
     private enum Sample: Sendable { case uint8, uint16, float32, float64 }
+    /// How a chunk's file samples become the ``Sample`` kept: as they are, or 12-bit samples (packed,
+    /// most significant bit first) scaled to 16 bits, or 32-bit ones to Float32.
+    private enum Stored: Sendable { case asIs, twelveBit, uint32 }
     private struct Geometry: Sendable {
         var width: Int
         var height: Int
@@ -31,6 +36,17 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         var premultiplied: Bool
         /// Decode through libtiff's 8-bit RGBA interface.
         var viaRGBA: Bool
+        var stored: Stored = .asIs
+        /// Each sample in a plane of its own (PlanarConfiguration 2): a chunk is read from every plane and
+        /// interleaved.
+        var separatePlanes = false
+        /// CMYK ink amounts (0 no ink), turned into RGB as (1 - c)(1 - k), as libtiff and Pillow do.
+        var cmyk = false
+
+        /// Bytes of one decoded chunk as kept: its pixels interleaved, in ``sample``'s size.
+        var keptChunkBytes: Int { saturatingProduct(chunkWidth, chunkHeight, samplesPerPixel, bytesPerSample) }
+        /// Whether a chunk is read other than by one libtiff call into the kept buffer.
+        var convertsChunks: Bool { stored != .asIs || separatePlanes }
     }
 
     /// The libtiff handle and the chunks it decoded last. Requests smaller than a strip (a writer's
@@ -124,6 +140,8 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     package func keepRows() { keepsWindow.store(true, ordering: .relaxed) }
 
     private let geometry: Geometry
+    /// The damage read past (``DecodeOptions/failOn``) and where it is reported.
+    private let options: DecodeOptions
     private let handle: Locked<Handle?>
     private let chunks = Atomic<Int>(0)
     private let rgbaImage: DecodeOnceSource?
@@ -146,6 +164,7 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
             try Self.checkMemory(tiff, geometry: geometry, layout: info.layout, path: path, options: options)
             self.geometry = geometry
             self.info = info
+            self.options = options
         } catch {
             tsr_tiff_close(tiff)
             throw error
@@ -187,7 +206,10 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
 
     /// Scaled file samples, except where the reader computes: min-is-white gray inverted, premultiplied
     /// alpha divided out.
-    package var givesFileSamples: Bool { geometry.viaRGBA || !(geometry.minIsWhite || geometry.premultiplied) }
+    package var givesFileSamples: Bool {
+        let g = geometry
+        return g.viaRGBA || !(g.minIsWhite || g.premultiplied || g.cmyk || g.stored == .uint32)
+    }
 
     /// The last libtiff error for `tiff` as a message.
     static func lastError(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) -> String {
@@ -265,12 +287,14 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
             bytes = saturatingProduct(g.width, g.height, 4 + 4 * layout.channels)
             what = "decoding \(g.width)x\(g.height) pixels whole"
         } else {
-            let chunkBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
-            let count = Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif))
-            guard chunkBytes > 0 else {
+            let fileChunkBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
+            guard fileChunkBytes > 0 else {
                 throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
             }
-            try checkCompressionRatio(tiff, geometry: g, chunkBytes: chunkBytes, count: count, path: path)
+            try checkCompressionRatio(
+                tiff, geometry: g, chunkBytes: fileChunkBytes,
+                count: Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif)), path: path)
+            let (chunkBytes, count) = chunkSizes(tif, g)
             let kept = keptChunks(g, chunkBytes: chunkBytes, count: count)
             bytes = saturatingProduct(chunkBytes, kept)
             let chunk =
@@ -282,11 +306,20 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         try options.checkMemory(bytes, format: "TIFF", what: what, path: path)
     }
 
+    /// The bytes of one chunk as kept (``Geometry/keptChunkBytes`` where chunks are converted, else
+    /// libtiff's size) and how many chunks the image has, a chunk of each plane counted once.
+    private static func chunkSizes(_ tif: OpaquePointer?, _ g: Geometry) -> (bytes: Int, count: Int) {
+        let fileBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
+        let count = Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif))
+        return (
+            g.convertsChunks && fileBytes > 0 ? g.keptChunkBytes : fileBytes,
+            count / (g.separatePlanes ? Swift.max(1, g.samplesPerPixel) : 1)
+        )
+    }
+
     private static func keptRows(_ tiff: UnsafeMutablePointer<tsr_tiff>, geometry g: Geometry) -> Int {
         guard !g.viaRGBA else { return 0 }
-        let tif = tiff.pointee.tif
-        let chunkBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
-        let count = Int(g.isTiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif))
+        let (chunkBytes, count) = chunkSizes(tiff.pointee.tif, g)
         let kept = keptChunks(g, chunkBytes: chunkBytes, count: count)
         if kept >= count { return g.height }
         let chunkRows = kept / (g.isTiled ? (g.width + g.chunkWidth - 1) / g.chunkWidth : 1)
@@ -311,7 +344,8 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         let photometric = Int32(u16(TIFFTAG_PHOTOMETRIC) ?? UInt16(PHOTOMETRIC_MINISBLACK))
         let planar = Int32(u16(TIFFTAG_PLANARCONFIG) ?? UInt16(PLANARCONFIG_CONTIG))
         let compression = Int32(u16(TIFFTAG_COMPRESSION) ?? UInt16(COMPRESSION_NONE))
-        let orientation = Int(u16(TIFFTAG_ORIENTATION) ?? 1)
+        // An orientation out of the tag's range is read as 1, as libtiff does.
+        let orientation = u16(TIFFTAG_ORIENTATION).map(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
         var extraCount: UInt16 = 0
         var extraValues: UnsafePointer<UInt16>?
         _ = tsr_tiff_get_extrasamples(tiff, &extraCount, &extraValues)
@@ -327,30 +361,36 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         }
 
         let sample: Sample?
+        var stored = Stored.asIs
         switch (format, bits) {
         case (SAMPLEFORMAT_UINT, 8): sample = .uint8
+        case (SAMPLEFORMAT_UINT, 12): (sample, stored) = (.uint16, .twelveBit)
         case (SAMPLEFORMAT_UINT, 16): sample = .uint16
+        case (SAMPLEFORMAT_UINT, 32): (sample, stored) = (.float32, .uint32)
         case (SAMPLEFORMAT_IEEEFP, 32): sample = .float32
         case (SAMPLEFORMAT_IEEEFP, 64): sample = .float64
         default: sample = nil
         }
+        let inks = Int32(u16(TIFFTAG_INKSET) ?? UInt16(INKSET_CMYK))
+        // 8-bit CMYK goes through libtiff's RGBA interface, which takes no other depth.
+        let cmyk = photometric == PHOTOMETRIC_SEPARATED && inks == INKSET_CMYK && spp == 4 && bits == 16
         let colorChannels: Int
         switch photometric {
         case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE: colorChannels = 1
         case PHOTOMETRIC_RGB: colorChannels = 3
         case PHOTOMETRIC_YCBCR where compression == COMPRESSION_JPEG: colorChannels = 3
+        case PHOTOMETRIC_SEPARATED where cmyk: colorChannels = 4
         default: colorChannels = 0
         }
         let hasAlpha = colorChannels > 0 && spp > colorChannels
-        let direct =
-            sample != nil && colorChannels > 0 && spp >= colorChannels
-            && (planar == PLANARCONFIG_CONTIG || spp == 1)
+        let separatePlanes = planar == PLANARCONFIG_SEPARATE && spp > 1
+        let direct = sample != nil && colorChannels > 0 && spp >= colorChannels && !(cmyk && separatePlanes)
 
         var layout: PixelLayout
         switch (colorChannels, hasAlpha) {
         case (1, false): layout = .gray
         case (1, true): layout = .grayAlpha
-        case (3, false): layout = .rgb
+        case (3, false), (4, _): layout = .rgb
         default: layout = .rgba
         }
         if !direct {
@@ -384,19 +424,29 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         var details = ["compression \(compressionNames[compression] ?? "\(compression)")"]
         details.append(isTiled ? "tiles \(chunkWidth)x\(chunkHeight)" : "strips of \(chunkHeight) rows")
         if firstExtra == EXTRASAMPLE_ASSOCALPHA { details.append("premultiplied alpha") }
+        if direct && separatePlanes { details.append("separate planes") }
+        if direct && cmyk { details.append("CMYK, converted to RGB") }
+        if direct && stored == .twelveBit { details.append("12-bit, scaled to 16") }
+        if direct && stored == .uint32 { details.append("32-bit integer, scaled to float 0...1") }
         if !direct { details.append("decoded through libtiff's RGBA interface (8-bit)") }
 
-        let geometry = Geometry(
+        var geometry = Geometry(
             width: width, height: height, samplesPerPixel: spp, sample: sample ?? .uint8,
-            bytesPerSample: Swift.max(1, bits / 8), isTiled: isTiled, chunkWidth: chunkWidth, chunkHeight: chunkHeight,
-            minIsWhite: photometric == PHOTOMETRIC_MINISWHITE, premultiplied: firstExtra == EXTRASAMPLE_ASSOCALPHA,
-            viaRGBA: !direct)
+            bytesPerSample: stored == .twelveBit ? 2 : Swift.max(1, bits / 8), isTiled: isTiled,
+            chunkWidth: chunkWidth, chunkHeight: chunkHeight, minIsWhite: photometric == PHOTOMETRIC_MINISWHITE,
+            premultiplied: firstExtra == EXTRASAMPLE_ASSOCALPHA, viaRGBA: !direct)
+        if direct {
+            geometry.stored = stored
+            geometry.separatePlanes = separatePlanes
+            geometry.cmyk = cmyk
+        }
         var (xDPI, yDPI) = (0.0, 0.0)
         _ = tsr_tiff_get_resolution(tiff, &xDPI, &yDPI)
         let info = ImageInfo(
             format: .tiff, width: width, height: height, fullWidth: width, fullHeight: height, shrink: 1,
             layout: layout, bitsPerSample: direct ? bits : 8,
-            isFloat: direct && format == SAMPLEFORMAT_IEEEFP, orientation: orientation, orientationApplied: false,
+            isFloat: direct && (format == SAMPLEFORMAT_IEEEFP || stored == .uint32), orientation: orientation,
+            orientationApplied: false,
             details: details, fileResolution: ImageInfo.resolution(xDPI, yDPI))
         return (geometry, info)
     }
@@ -412,7 +462,8 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         let region = buffer.region
         let cells = region.gridCells(width: g.chunkWidth, height: g.chunkHeight)
         let chunkRowBytes = g.chunkWidth * g.samplesPerPixel * g.bytesPerSample
-        let fileChannels = info.layout.fileChannels
+        // CMYK's four inks are decoded as RGBA, and made RGB by finishRow.
+        let fileChannels = g.cmyk ? 4 : info.layout.fileChannels
         let scale: Float
         switch g.sample {
         case .uint8: scale = 1 / 255
@@ -531,7 +582,7 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
                 handle.use(chunk)
                 return entry.bytes
             }
-            let chunkBytes = g.isTiled ? Int(TIFFTileSize64(tif)) : Int(TIFFStripSize64(tif))
+            let chunkBytes = Self.chunkSizes(tif, g).bytes
             let size = Swift.max(chunkBytes, rowBytes * g.chunkHeight)
             var raw = handle.spare
             handle.spare = []
@@ -540,17 +591,30 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
                 // while libtiff writes only what the file's data decodes to, and fails when it runs out.
                 raw = [UInt8](unsafeUninitializedCapacity: size) { _, count in count = size }
             }
-            let status = raw.withUnsafeMutableBytes { bytes in
-                g.isTiled
-                    ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
-                    : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1)
+            let status = raw.withUnsafeMutableBytes { bytes -> Int in
+                if g.convertsChunks { return Self.readConverting(tif, x: x, y: y, into: bytes, geometry: g) }
+                return Int(
+                    g.isTiled
+                        ? TIFFReadEncodedTile(tif, chunk, bytes.baseAddress, -1)
+                        : TIFFReadEncodedStrip(tif, chunk, bytes.baseAddress, -1))
             }
-            if status < 0 { throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path)) }
             // The rows of this chunk inside the image must all have been written, since they are read.
             let rowsInChunk = Swift.min(g.chunkHeight, g.height - y)
-            if g.isTiled ? status < chunkBytes : status < rowsInChunk * rowBytes {
-                throw ImageError(
-                    path: path, message: "TIFF: chunk \(chunk) decoded to \(status) bytes, fewer than it holds")
+            let needed = g.isTiled ? chunkBytes : rowsInChunk * rowBytes
+            if status < needed {
+                let message =
+                    status < 0
+                    ? TIFFReader.lastError(tiff, path: path)
+                    : "TIFF: chunk \(chunk) decoded to \(status) bytes, fewer than it holds"
+                // Read past as the policy says: what the data did not reach is transparent black.
+                guard options.readsPast(.truncated, message: message, path: path) else {
+                    throw ImageError(path: path, message: message)
+                }
+                let from = Swift.max(0, status)
+                raw.withUnsafeMutableBytes { bytes in
+                    guard let base = bytes.baseAddress, from < bytes.count else { return }
+                    (base + from).initializeMemory(as: UInt8.self, repeating: 0, count: bytes.count - from)
+                }
             }
             chunks.add(1, ordering: .relaxed)
             handle.recent[chunk] = (raw, 0)
@@ -564,8 +628,19 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         }
     }
 
-    /// Inverts min-is-white gray and divides premultiplied alpha out of a decoded row.
+    /// Inverts min-is-white gray, turns CMYK inks into RGB and divides premultiplied alpha out of a
+    /// decoded row.
     private static func finishRow(_ row: UnsafeMutablePointer<Float>, count: Int, channels: Int, geometry g: Geometry) {
+        if g.cmyk {
+            for i in 0..<count {
+                let p = row + 4 * i
+                let white = 1 - p[3]
+                p[0] = (1 - p[0]) * white
+                p[1] = (1 - p[1]) * white
+                p[2] = (1 - p[2]) * white
+                p[3] = 1
+            }
+        }
         if g.minIsWhite {
             for i in 0..<count {
                 for c in 0..<Swift.min(3, channels) { row[i * channels + c] = 1 - row[i * channels + c] }
@@ -590,6 +665,65 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         }
     }
 
+    /// Reads the chunk whose top-left pixel is (x, y) as kept, for the geometries libtiff does not decode
+    /// straight into it: each plane's chunk read and interleaved, 12-bit samples scaled to 16 bits and
+    /// 32-bit ones to Float32 0...1. Returns the bytes of the kept chunk whose rows every plane decoded
+    /// whole, or -1 when a plane fails at once.
+    private static func readConverting(
+        _ tif: OpaquePointer?, x: Int, y: Int, into kept: UnsafeMutableRawBufferPointer, geometry g: Geometry
+    ) -> Int {
+        let planes = g.separatePlanes ? g.samplesPerPixel : 1
+        let samples = g.separatePlanes ? 1 : g.samplesPerPixel
+        let fileBytes = Int(clamping: g.isTiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif))
+        let fileRowBytes = Int(clamping: g.isTiled ? TIFFTileRowSize64(tif) : TIFFScanlineSize64(tif))
+        guard fileBytes > 0, fileRowBytes > 0, let target = kept.baseAddress else { return -1 }
+        let rows = g.isTiled ? g.chunkHeight : Swift.min(g.chunkHeight, g.height - y)
+        let keptRowBytes = g.chunkWidth * g.samplesPerPixel * g.bytesPerSample
+        var file = [UInt8](unsafeUninitializedCapacity: fileBytes) { _, count in count = fileBytes }
+        var rowsDecoded = rows
+        for plane in 0..<planes {
+            let got = file.withUnsafeMutableBytes { bytes -> Int in
+                if g.isTiled {
+                    let tile = TIFFComputeTile(tif, UInt32(x), UInt32(y), 0, UInt16(plane))
+                    return Int(TIFFReadEncodedTile(tif, tile, bytes.baseAddress, -1))
+                }
+                let strip = TIFFComputeStrip(tif, UInt32(y), UInt16(plane))
+                return Int(TIFFReadEncodedStrip(tif, strip, bytes.baseAddress, -1))
+            }
+            if got < 0 { return -1 }
+            rowsDecoded = Swift.min(rowsDecoded, got / fileRowBytes)
+            file.withUnsafeBytes { bytes in
+                guard let source = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                for row in 0..<Swift.min(rows, got / fileRowBytes) {
+                    let from = source + row * fileRowBytes
+                    let to = target + row * keptRowBytes
+                    for column in 0..<g.chunkWidth {
+                        for s in 0..<samples {
+                            let index = column * samples + s
+                            let at = (column * g.samplesPerPixel + plane + s) * g.bytesPerSample
+                            switch g.stored {
+                            case .twelveBit:
+                                // Two samples in three bytes, most significant bits first.
+                                let o = index * 12 / 8
+                                let v =
+                                    index % 2 == 0
+                                    ? UInt32(from[o]) << 4 | UInt32(from[o + 1]) >> 4
+                                    : UInt32(from[o] & 0x0F) << 8 | UInt32(from[o + 1])
+                                to.storeBytes(of: UInt16((v * 65535 + 2047) / 4095), toByteOffset: at, as: UInt16.self)
+                            case .uint32:
+                                let v = UnsafeRawPointer(from + index * 4).loadUnaligned(as: UInt32.self)
+                                to.storeBytes(of: Float(Double(v) / 4_294_967_295), toByteOffset: at, as: Float.self)
+                            case .asIs:
+                                (to + at).copyMemory(from: from + index * g.bytesPerSample, byteCount: g.bytesPerSample)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return rowsDecoded == rows ? (g.isTiled ? g.keptChunkBytes : rows * keptRowBytes) : rowsDecoded * keptRowBytes
+    }
+
     /// The whole image through libtiff's RGBA interface, for the kinds read no other way.
     private func decodeRGBA() throws -> PixelBuffer {
         let width = geometry.width
@@ -599,9 +733,14 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         return try handle.withLock { handle in
             guard let tiff = handle?.tiff else { throw ImageError(path: path, message: "TIFF: reader closed") }
             var raster = [UInt32](repeating: 0, count: width * height)
+            // Asked for in the file's own orientation, libtiff leaves the rows as stored: the orientation is
+            // applied once, after, as for every other TIFF (asked for top-left, libtiff mirrored the rows and
+            // columns itself, without transposing, and the turn after made a fax of orientation 5 to 8
+            // mirrored or turned, and one of 2 to 4 not turned at all).
+            let stored = Int32(clamping: info.orientation)
             let status = raster.withUnsafeMutableBufferPointer { pixels in
                 TIFFReadRGBAImageOriented(
-                    tiff.pointee.tif, UInt32(width), UInt32(height), pixels.baseAddress, Int32(ORIENTATION_TOPLEFT), 1)
+                    tiff.pointee.tif, UInt32(width), UInt32(height), pixels.baseAddress, stored, 1)
             }
             if status == 0 {
                 throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
@@ -618,6 +757,13 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
                     buffer.samples[4 * i + 1] = Float(abgr >> 8 & 0xFF) * scale
                     buffer.samples[4 * i + 2] = Float(abgr >> 16 & 0xFF) * scale
                     buffer.samples[4 * i + 3] = layout.hasAlpha ? Float(abgr >> 24) * scale : 1
+                    // libtiff's raster is premultiplied, whether the file's alpha is or not.
+                    let alpha = buffer.samples[4 * i + 3]
+                    if layout.hasAlpha {
+                        for c in 0..<3 {
+                            buffer.samples[4 * i + c] = alpha > 0 ? Swift.min(buffer.samples[4 * i + c] / alpha, 1) : 0
+                        }
+                    }
                 }
             }
             return buffer

@@ -4,15 +4,24 @@ import TesseraCore
 /// What the formats decoded whole (WebP, GIF, HEIF and AVIF) share: a limit check before anything is
 /// allocated, 8-bit samples decoded once and turned upright, and writers fed the whole image.
 enum WholeImage {
+    /// Decodes the whole image into its pixels, noting the damage it reads past, with a message on failure.
+    typealias Decode =
+        @Sendable (
+            _ pixels: UnsafeMutablePointer<UInt8>, _ damage: UnsafeMutablePointer<tsr_damage>,
+            _ error: UnsafeMutablePointer<CChar>
+        ) -> Int32
+
     /// Refuses a `width` x `height` image over the limits. Counted: the decoded 8-bit frame that is
-    /// kept (``DecodedBytesSource``), and the decoder's own working frame (RGBA at most: GIF's screen,
-    /// libheif's decoded image, libwebp's animation canvas).
+    /// kept (``DecodedBytesSource``), and the decoder's own working frames, `workingBytes` a pixel (RGBA:
+    /// GIF's screen, libheif's decoded image; libwebp's animation canvas and its copy of the previous
+    /// frame, 8).
     static func check(
-        width: Int, height: Int, fileChannels: Int, format: ImageFormat, path: String, options: DecodeOptions
+        width: Int, height: Int, fileChannels: Int, workingBytes: Int = 4, format: ImageFormat, path: String,
+        options: DecodeOptions
     ) throws {
         guard width > 0, height > 0 else { throw ImageError(path: path, message: "\(format): the image is empty") }
         try options.checkSize(width: width, height: height, path: path)
-        let bytes = saturatingProduct(width, height, fileChannels + 4)
+        let bytes = saturatingProduct(width, height, fileChannels + workingBytes)
         try options.checkMemory(bytes, format: "\(format)", what: "decoding \(width)x\(height) pixels", path: path)
     }
 
@@ -30,14 +39,15 @@ enum WholeImage {
     }
 
     /// An image of `info`'s size whose pixels `decode` writes as 8-bit samples (`width * fileChannels`
-    /// bytes a row) on the first request (``DecodedBytesSource``).
+    /// bytes a row) on the first request (``DecodedBytesSource``), noting the damage it reads past in its
+    /// `tsr_damage` (reported once decoded).
     static func image(
-        _ info: ImageInfo, fileChannels: Int, path: String,
-        decode: @escaping @Sendable (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32
+        _ info: ImageInfo, fileChannels: Int, path: String, options: DecodeOptions,
+        decode: @escaping WholeImage.Decode
     ) -> Image {
         let source = DecodedBytesSource(
             width: info.width, height: info.height, fileChannels: fileChannels, path: path, format: info.format,
-            decode: decode)
+            options: options, decode: decode)
         return Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
     }
 
@@ -78,22 +88,25 @@ final class DecodedBytesSource: PixelSource, Sendable {
     private let state = Locked<Result<[UInt8], any Error>?>(nil)
 
     init(
-        width: Int, height: Int, fileChannels: Int, path: String, format: ImageFormat,
-        decode: @escaping @Sendable (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32
+        width: Int, height: Int, fileChannels: Int, path: String, format: ImageFormat, options: DecodeOptions,
+        decode: @escaping WholeImage.Decode
     ) {
         self.width = width
         self.height = height
         self.fileChannels = fileChannels
         self.decode = {
             var error = ShimError()
+            var damage = options.damage
             var status: Int32 = -1
-            // Not cleared first: the decoder writes every byte, and a crafted header over damaged data
-            // then costs address space the decoder never touches, not memory.
+            // Not cleared first: every decoder writes every byte (GIF's screen and libwebp's animation
+            // canvas are cleared to transparent by the decoder), and the memory limit, sized to the file,
+            // bounds what a crafted header makes it touch.
             let bytes = [UInt8](unsafeUninitializedCapacity: width * height * fileChannels) { buffer, initialized in
-                status = buffer.baseAddress.map { decode($0, &error.buffer) } ?? -1
+                status = buffer.baseAddress.map { decode($0, &damage, &error.buffer) } ?? -1
                 initialized = buffer.count
             }
             if status != 0 { throw ImageError(path: path, message: "\(format): \(error.message)") }
+            options.report(damage, format: "\(format)", path: path)
             return bytes
         }
     }
@@ -144,10 +157,12 @@ enum WebPCodec {
     ) throws -> ImageInfo {
         let channels = header.has_alpha != 0 ? 4 : 3
         try WholeImage.check(
-            width: Int(header.width), height: Int(header.height), fileChannels: channels, format: .webp, path: path,
-            options: options)
+            width: Int(header.width), height: Int(header.height), fileChannels: channels,
+            workingBytes: header.animated != 0 ? 8 : 4, format: .webp, path: path, options: options)
         var details = [header.lossless != 0 ? "lossless" : "lossy"]
-        if header.frames > 1 { details.append("animated, \(header.frames) frames (the first is read)") }
+        if header.animated != 0 {
+            details.append("animated, \(header.frames) frame\(header.frames == 1 ? "" : "s") (the first is read)")
+        }
         return WholeImage.describe(
             format: .webp, width: Int(header.width), height: Int(header.height),
             layout: channels == 4 ? .rgba : .rgb, details: details, metadata: metadata)
@@ -158,7 +173,7 @@ enum WebPCodec {
         tsr_webp_close(probe)
         let info = try describe(header, metadata: metadata, path: path, options: options)
         let channels = info.layout.fileChannels
-        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
+        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) { pixels, _, error in
             var header = tsr_webp_info()
             guard let file = tsr_webp_open(path, &header, error, ShimError.capacity) else { return -1 }
             defer { tsr_webp_close(file) }
@@ -181,10 +196,14 @@ enum WebPCodec {
 }
 
 enum GIFCodec {
-    private static func header(_ path: String, frame: Int) throws -> tsr_gif_info {
+    /// The header, and the damage read past up to the frame asked for (reported by the caller once the
+    /// header passes its checks).
+    private static func header(_ path: String, options: DecodeOptions) throws -> (tsr_gif_info, tsr_damage) {
+        let frame = options.frame
         var info = tsr_gif_info()
         var error = ShimError()
-        if tsr_gif_info_read(path, Int32(frame), &info, &error.buffer, ShimError.capacity) != 0 {
+        var damage = options.damage
+        if tsr_gif_info_read(path, Int32(frame), &info, &damage, &error.buffer, ShimError.capacity) != 0 {
             throw ImageError(path: path, message: "GIF: \(error.message)")
         }
         guard frame < info.frames else {
@@ -192,11 +211,14 @@ enum GIFCodec {
                 path: path,
                 message: "GIF: there is no frame \(frame) (frames are counted from 0; the file has \(info.frames))")
         }
-        return info
+        return (info, damage)
     }
 
     static func info(path: String, options: DecodeOptions) throws -> ImageInfo {
-        try describe(try header(path, frame: options.frame), path: path, options: options)
+        let (header, damage) = try header(path, options: options)
+        let info = try describe(header, path: path, options: options)
+        options.report(damage, format: "GIF", path: path)
+        return info
     }
 
     private static func describe(_ header: tsr_gif_info, path: String, options: DecodeOptions) throws -> ImageInfo {
@@ -216,12 +238,14 @@ enum GIFCodec {
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
-        let header = try header(path, frame: options.frame)
+        let (header, damage) = try header(path, options: options)
         let info = try describe(header, path: path, options: options)
+        options.report(damage, format: "GIF", path: path)
         let channels = info.layout.fileChannels
         let frame = Int32(options.frame)
-        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
-            tsr_gif_decode(path, frame, pixels, Int32(channels), error, ShimError.capacity)
+        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) {
+            pixels, damage, error in
+            tsr_gif_decode(path, frame, pixels, Int32(channels), damage, error, ShimError.capacity)
         }
         return (info, image)
     }
@@ -264,11 +288,12 @@ enum HEIFCodec {
         tsr_heif_close(probe)
         let info = try describe(header, format: format, metadata: metadata, path: path, options: options)
         let channels = info.layout.fileChannels
-        let image = WholeImage.image(info, fileChannels: channels, path: path) { pixels, error in
+        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) {
+            pixels, damage, error in
             var header = tsr_heif_info()
             guard let file = tsr_heif_open(path, &header, error, ShimError.capacity) else { return -1 }
             defer { tsr_heif_close(file) }
-            return tsr_heif_decode(file, pixels, Int32(channels), error, ShimError.capacity)
+            return tsr_heif_decode(file, pixels, Int32(channels), damage, error, ShimError.capacity)
         }
         return (info, image)
     }

@@ -88,21 +88,27 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "a.png: PNG: the file ends early (truncated)"),
         BrokenCase(
             name: "PNG cut in IDAT", input: ("a.png", truncated(png, at: png.count / 2)),
+            options: ["--fail-on", "truncated"],
             message: "a.png: PNG: the file ends early (truncated)"),
         BrokenCase(
             name: "PNG without IEND", input: ("a.png", truncated(png, at: png.count - 12)),
+            options: ["--fail-on", "truncated"],
             message: "a.png: PNG: the file ends early (truncated)"),
         BrokenCase(
             name: "PNG cut in the last CRC", input: ("a.png", truncated(png, at: png.count - 1)),
+            options: ["--fail-on", "truncated"],
             message: "a.png: PNG: the file ends early (truncated)"),
         BrokenCase(
             name: "PNG with a bad IHDR CRC", input: ("a.png", flipped(png, at: 30)),
+            options: ["--fail-on", "error"],
             message: "a.png: PNG: IHDR: CRC error"),
         BrokenCase(
             name: "PNG with damaged image data", input: ("a.png", flipped(png, at: idatData)),
+            options: ["--fail-on", "truncated"],
             message: "a.png: PNG: IDAT: invalid code lengths set"),
         BrokenCase(
             name: "PNG with a bad IDAT CRC", input: ("a.png", flipped(png, at: idatCRC)),
+            options: ["--fail-on", "error"],
             message: "a.png: PNG: IDAT: CRC error"),
         // JPEG truncated in the header, the scan and just before the end marker.
         BrokenCase(
@@ -113,9 +119,11 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "a.jpg: JPEG: Invalid JPEG file structure: missing SOS marker"),
         BrokenCase(
             name: "JPEG cut in the scan", input: ("a.jpg", truncated(jpeg, at: jpeg.count / 2)),
+            options: ["--fail-on", "truncated"],
             message: "a.jpg: JPEG: Premature end of JPEG file"),
         BrokenCase(
             name: "JPEG without its end marker", input: ("a.jpg", truncated(jpeg, at: jpeg.count - 2)),
+            options: ["--fail-on", "truncated"],
             message: "a.jpg: JPEG: Premature end of JPEG file"),
         // TIFF truncated in the header, in the directory and in the strips.
         BrokenCase(
@@ -123,10 +131,12 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "a.tif: TIFF: Cannot read TIFF header"),
         BrokenCase(
             name: "TIFF cut in the strips", input: ("a.tif", truncated(tiff, at: 1000)), output: "out.png",
+            options: ["--fail-on", "truncated"],
             message: "a.tif: TIFF: TIFFFillStrip: Read error at scanline 0; got 177 bytes, expected 540"),
         BrokenCase(
             name: "TIFF cut in the last strip", input: ("a.tif", truncated(tiff, at: tiff.count - 300)),
             output: "out.png",
+            options: ["--fail-on", "truncated"],
             message: "a.tif: TIFF: TIFFFillStrip: Read error at scanline 15; got 30 bytes, expected 330"),
         BrokenCase(
             name: "TIFF whose directory offset points past the end",
@@ -143,6 +153,7 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         // The content decides the format: a damaged PNG named .jpg fails as a PNG.
         BrokenCase(
             name: "a damaged PNG renamed .jpg", input: ("photo.jpg", truncated(png, at: png.count / 2)),
+            options: ["--fail-on", "truncated"],
             message: "photo.jpg: PNG: the file ends early (truncated)"),
         // Crafted headers (decompression bombs): refused before anything is allocated for them.
         crafted("TIFF tile 2^31 pixels wide", "tile-2g-wide.tif", tileTooLarge(tile: "2147483648x16", image: "16x16")),
@@ -155,10 +166,16 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
         crafted(
             "TIFF LZW strip of 8 GiB", "strip-32768-rgba16-lzw.tif", options: ["--max-memory", "4G"],
             "TIFF: decoding one strip of 32768 rows needs 8 GiB at once, more than the limit of 4 GiB \(limits)"),
-        // Within the memory limit: the strip is allocated but never filled, since the data ends at once.
+        // Within a limit of 4 GiB: the strip is allocated but never filled, since the data ends at once. The
+        // default limit, sized to the 170-byte file, refuses it first.
         crafted(
             "TIFF LZW strip of 2 GiB", "strip-16384-rgba16-lzw.tif",
+            options: ["--max-memory", "4G", "--fail-on", "truncated"],
             "TIFF: LZWDecode: LZWDecode: Strip 0 not terminated with EOI code"),
+        crafted(
+            "TIFF LZW strip of 2 GiB by default", "strip-16384-rgba16-lzw.tif",
+            "TIFF: decoding one strip of 16384 rows needs 2 GiB at once, more than a 170-byte file may take by default "
+                + "(128 MiB) \(limits)"),
         crafted(
             "TIFF uncompressed tile of 2 GiB", "tile-16384-rgba16-raw.tif",
             tooFew("tile", 16, "2 GiB", "uncompressed data takes a byte per byte")),
@@ -199,6 +216,12 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "a.webp: WebP: the file ends early (truncated)"),
         BrokenCase(
             name: "WebP claiming 16383x16383 over 3 bytes", input: ("a.webp", fixture("formats/webp-bomb.webp")),
+            message:
+                "a.webp: WebP: decoding 16383x16383 pixels needs 1.7 GiB at once, more than a 28-byte file may take by "
+                + "default (128 MiB) \(limits)"),
+        BrokenCase(
+            name: "WebP claiming 16383x16383 over 3 bytes, within the limit",
+            input: ("a.webp", fixture("formats/webp-bomb.webp")), options: ["--max-memory", "4G"],
             message: "a.webp: WebP: the image data is damaged (bitstream error)"),
         BrokenCase(
             name: "WebP lossless with damaged data",
@@ -206,10 +229,10 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             message: "a.webp: WebP: the image data is damaged (bitstream error)"),
         BrokenCase(
             name: "GIF with damaged image data", input: ("a.gif", damaged(fixture("formats/gif-palette.gif"), at: 900)),
-            message: "a.gif: GIF: Image is defective, decoding aborted"),
+            options: ["--fail-on", "error"], message: "a.gif: GIF: Image is defective, decoding aborted"),
         BrokenCase(
             name: "GIF cut in its image data", input: ("a.gif", fixture("formats/gif-truncated.gif")),
-            message: "a.gif: GIF: the file ends early (truncated)"),
+            options: ["--fail-on", "truncated"], message: "a.gif: GIF: the file ends early (truncated)"),
         BrokenCase(
             name: "GIF cut in its screen descriptor",
             input: ("a.gif", truncated(fixture("formats/gif-palette.gif"), at: 9)),
@@ -322,7 +345,7 @@ struct BrokenCase: CustomTestStringConvertible, Sendable {
             let previous = Data("previous contents".utf8)
             try previous.write(to: folder.appendingPathComponent("out.png"))
             try Data(BrokenCase.truncated(BrokenCase.png, at: 3000)).write(to: folder.appendingPathComponent("a.png"))
-            let result = try CLI.run(["convert", "a.png", "out.png"], in: folder)
+            let result = try CLI.run(["convert", "a.png", "out.png", "--fail-on", "truncated"], in: folder)
             #expect(result.status == 1)
             #expect(try Data(contentsOf: folder.appendingPathComponent("out.png")) == previous)
         }

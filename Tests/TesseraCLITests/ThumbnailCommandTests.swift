@@ -160,7 +160,8 @@ import TesseraIO
             let bytes = try Data(contentsOf: CLI.fixtures.appendingPathComponent("jpeg/color-baseline.jpg"))
             try bytes.prefix(bytes.count * 2 / 3).write(to: folder.appendingPathComponent("cut.jpg"))
             try Data("old".utf8).write(to: folder.appendingPathComponent("out.png"))
-            let result = try CLI.run(["thumbnail", "cut.jpg", "out.png", "--size", "20"], in: folder)
+            let result = try CLI.run(
+                ["thumbnail", "cut.jpg", "out.png", "--size", "20", "--fail-on", "truncated"], in: folder)
             #expect(result.status == 1 && !result.signaled)
             #expect(
                 result.stderr.hasPrefix("Error: cut.jpg: JPEG: ") && result.stderr.split(separator: "\n").count == 1)

@@ -154,7 +154,7 @@ let brokenGraphs: [BrokenGraph] = [
             """,
         expected: [
             "g.json:2:44: error: load node 'photo' has no input or parameter 'orientation' "
-                + "(it takes path, maxPixels, maxMemory, keepOrientation, frame, shrink); did you mean 'keepOrientation'?"
+                + "(it takes path, maxPixels, maxMemory, keepOrientation, failOn, frame, shrink); did you mean 'keepOrientation'?"
         ]),
 
     // MARK: Values

@@ -86,7 +86,7 @@ import TesseraCore
             let data = try Data(contentsOf: Fixture.folder.appendingPathComponent("png/rgb-8bit.png"))
             let path = folder.appendingPathComponent("cut.png").path
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
-            let (_, image) = try ImageFile.load(path: path)
+            let (_, image) = try ImageFile.load(path: path, options: DecodeOptions(failOn: .truncated))
             // Whichever region is asked first, and again later: the same error, no second decode.
             let expected = ImageError(path: path, message: "PNG: the file ends early (truncated)")
             #expect(throws: expected) { try image.pixels() }

@@ -18,7 +18,9 @@ import TesseraCore
         let file = Self.path("jpeg/color-progressive-optimized-large.jpg")  // 127x95
         var info = tsr_jpeg_info()
         var error = ShimError()
-        let reader = try #require(tsr_jpeg_open(file, &info, 0, UInt32(shrink), &error.buffer, ShimError.capacity))
+        let reader = try #require(
+            tsr_jpeg_open(
+                file, Int32(TSR_FAIL_ON_NONE), &info, 0, UInt32(shrink), &error.buffer, ShimError.capacity))
         defer { tsr_jpeg_close(reader) }
         let (width, height) = ((127 + shrink - 1) / shrink, (95 + shrink - 1) / shrink)
         #expect((info.width, info.height) == (127, 95))
@@ -31,7 +33,8 @@ import TesseraCore
         #expect(rows == height, "\(error.message)")
         #expect(tsr_jpeg_finish(reader, &error.buffer, ShimError.capacity) == 0, "\(error.message)")
 
-        let decoder = try JPEGCodec.RowDecoder(path: file, maxMemory: 1 << 30, shrink: shrink)
+        let decoder = try JPEGCodec.RowDecoder(
+            path: file, options: DecodeOptions(maxMemory: 1 << 30), shrink: shrink)
         let pixels = try decoder.decodeAll()
         #expect(pixels.region == Rect(width: width, height: height))
     }

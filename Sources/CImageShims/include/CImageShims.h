@@ -15,6 +15,30 @@
 extern "C" {
 #endif
 
+// MARK: Damage read past
+
+/// How much damage a decoder reads past, as libvips' fail_on: the least damage that fails the decode.
+/// With TSR_FAIL_ON_NONE a decoder reads what it can (rows after a truncation are left transparent black,
+/// or gray where libjpeg fills them); with TSR_FAIL_ON_WARNING it fails on anything it notices.
+enum { TSR_FAIL_ON_NONE = 0, TSR_FAIL_ON_TRUNCATED = 1, TSR_FAIL_ON_ERROR = 2, TSR_FAIL_ON_WARNING = 3 };
+
+/// Kinds of damage, from the least: something a reader may ignore (a bad CRC in an ancillary chunk, a
+/// bad ICC marker, stray bytes), damaged data the decoder got past (a bad Huffman code), data that ends
+/// before the image does.
+enum { TSR_DAMAGE_WARNING = 1, TSR_DAMAGE_ERROR = 2, TSR_DAMAGE_TRUNCATED = 3 };
+
+/// A decode's policy and the damage it read past.
+typedef struct {
+    int fail_on;        // TSR_FAIL_ON_*: set by the caller
+    int worst;          // the worst TSR_DAMAGE_* read past so far, 0 for none
+    char message[512];  // the first damage read past, "" for none
+} tsr_damage;
+
+/// Notes damage of `kind` (TSR_DAMAGE_*) described by `format`: returns 1 when the policy fails on it
+/// (the caller fails with the message), 0 when it is read past (kept in `damage` when it is the first).
+/// A NULL `damage` fails on everything.
+int tsr_damage_note(tsr_damage *damage, int kind, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
 // MARK: Metadata
 
 /// What travels with an image besides its pixels: its ICC profile, its EXIF block (a TIFF structure,
@@ -50,10 +74,18 @@ typedef struct {
 
 /// Opens `path` and reads the header, without allocating for the pixels: libpng allocates its row
 /// buffers at the first read, so the caller can refuse a huge image first. Returns NULL on failure.
-tsr_png_reader *tsr_png_open(const char *path, tsr_png_info *info, char *err, size_t errlen);
+/// `fail_on` (TSR_FAIL_ON_*) is the damage the reader fails on; what it reads past is in
+/// tsr_png_damage. No chunk is allocated larger than the file (libpng's chunk limit, at least its
+/// default of 8 MB): a chunk claiming more fails as truncated whatever the policy.
+tsr_png_reader *tsr_png_open(const char *path, int fail_on, tsr_png_info *info, char *err, size_t errlen);
+/// The damage the reader has read past so far.
+const tsr_damage *tsr_png_damage(const tsr_png_reader *r);
 /// Reads the next `count` rows into `buffer` (row `i` at `buffer + i * stride`). Non-interlaced only.
+/// Once the data fails (truncated or damaged) and the policy reads past it, this row and every later
+/// one is zero (transparent black).
 int tsr_png_read_rows(tsr_png_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
-/// Reads the whole image, every interlace pass, into `buffer`.
+/// Reads the whole image, every interlace pass, into `buffer`, which the caller has zeroed: where the
+/// data fails and the policy reads past it, what was not reached stays zero.
 int tsr_png_read_image(tsr_png_reader *r, uint8_t *buffer, size_t stride, char *err, size_t errlen);
 /// Reads what follows the image data, so a truncated file or a bad CRC there is reported.
 int tsr_png_finish(tsr_png_reader *r, char *err, size_t errlen);
@@ -99,9 +131,14 @@ typedef struct {
 /// `shrink` 2, 4 or 8 decodes at that fraction of the size with libjpeg's DCT scaling (scale_num 1,
 /// scale_denom `shrink`: a reduced inverse DCT of each block, 1/8 being the block's mean); 1 decodes
 /// the whole size. Other values are an error.
-tsr_jpeg_reader *tsr_jpeg_open(const char *path, tsr_jpeg_info *info, uint64_t max_memory, unsigned shrink, char *err,
-                               size_t errlen);
-/// Reads the next `count` rows. A truncated or corrupt stream is an error, not a gray fill.
+/// `fail_on` (TSR_FAIL_ON_*) is the damage the reader fails on: libjpeg's warnings are damage it read past
+/// (a bad Huffman code, a bad ICC marker, the data ending early).
+tsr_jpeg_reader *tsr_jpeg_open(const char *path, int fail_on, tsr_jpeg_info *info, uint64_t max_memory,
+                               unsigned shrink, char *err, size_t errlen);
+/// The damage the reader has read past so far: libjpeg's warnings that `fail_on` does not fail on.
+const tsr_damage *tsr_jpeg_damage(const tsr_jpeg_reader *r);
+/// Reads the next `count` rows. A truncated or corrupt stream fails as the policy says, or reads on
+/// (libjpeg fills what is missing with gray).
 int tsr_jpeg_read_rows(tsr_jpeg_reader *r, uint8_t *buffer, size_t stride, uint32_t count, char *err, size_t errlen);
 int tsr_jpeg_finish(tsr_jpeg_reader *r, char *err, size_t errlen);
 void tsr_jpeg_close(tsr_jpeg_reader *r);
@@ -185,13 +222,14 @@ typedef struct {
     int has_alpha;
     int lossless;     // 1 for VP8L, 0 for lossy (VP8) or a mix in an animation
     int frames;       // 1 for a still image
+    int animated;     // the VP8X animation flag: frames are drawn on a canvas, transparent where none covers it
     tsr_metadata metadata;  // the ICCP, EXIF (without an "Exif\0\0" prefix) and XMP chunks
 } tsr_webp_info;
 
 /// Reads the file whole and parses its chunks. NULL with a message for a file that is not WebP, is
 /// truncated or is damaged.
 tsr_webp_file *tsr_webp_open(const char *path, tsr_webp_info *info, char *err, size_t errlen);
-/// Decodes the (first) frame.
+/// Decodes the (first) frame; an animation's as shown on its canvas, every pixel written.
 int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
 void tsr_webp_close(tsr_webp_file *f);
 /// Encodes and writes `path`: lossless (exact: colors under transparent pixels are kept) or lossy at
@@ -208,12 +246,20 @@ typedef struct {
     int delay_ms;     // the frame asked for's delay, or 0
 } tsr_gif_info;
 
+/// The most pixels a byte of GIF image data can give: a 12-bit LZW code names a string of at most 4096
+/// pixels (a code of w bits at most 2^w), so 4096 / 12 pixels a bit.
+#define TSR_GIF_PIXELS_PER_BYTE 2731
+
 /// Reads the screen and walks the records without decoding pixels. `frame` (0-based) says which frame
 /// `has_alpha`, `interlaced` and `delay_ms` describe; asking for a frame the file lacks is not an error here.
-int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, char *err, size_t errlen);
+/// Damage up to that frame (the data ending, a frame larger than its data can hold, no color table) is
+/// noted in `damage` (or fails as its policy says); damage after it is not looked at.
+int tsr_gif_info_read(const char *path, int frame, tsr_gif_info *info, tsr_damage *damage, char *err, size_t errlen);
 /// Decodes frame `frame` as shown: the frames before it composited with their disposal methods, over a
-/// transparent screen.
-int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, char *err, size_t errlen);
+/// transparent screen. Where the policy in `damage` reads past damage, a frame is drawn as far as its data
+/// goes; a frame with no color table (none given, locally or globally) is drawn in gray levels, as Pillow does.
+int tsr_gif_decode(const char *path, int frame, uint8_t *pixels, int channels, tsr_damage *damage, char *err,
+                   size_t errlen);
 
 typedef struct tsr_heif_file tsr_heif_file;
 
@@ -226,13 +272,17 @@ typedef struct {
 } tsr_heif_info;
 
 tsr_heif_file *tsr_heif_open(const char *path, tsr_heif_info *info, char *err, size_t errlen);
-/// Decodes the primary image, turned and mirrored as its transformations say, to 8 bits.
-int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+/// Decodes the primary image, turned and mirrored as its transformations say, to 8 bits. What libheif's
+/// decoders print themselves (dav1d's "Error parsing OBU data", libaom's, libde265's) is captured: added to
+/// the message of a failure, or, after a success, noted in `damage` as a warning (or a failure, as its
+/// policy says). Decodes take turns, since what they print goes to the process's stderr.
+int tsr_heif_decode(tsr_heif_file *f, uint8_t *pixels, int channels, tsr_damage *damage, char *err, size_t errlen);
 void tsr_heif_close(tsr_heif_file *f);
 /// Whether this libheif can decode (`encode` 0) or encode (1) HEVC (`avif` 0) or AV1 (`avif` 1), and
 /// the encoder's name in `name`.
 int tsr_heif_has_codec(int avif, int encode, char *name, size_t namelen);
-/// Encodes and writes `path` as HEIC or AVIF at `quality` 0...100, with `metadata` (or NULL).
+/// Encodes and writes `path` as HEIC or AVIF at `quality` 0...100, with `metadata` (or NULL). What the
+/// encoder prints itself is captured into the message of a failure (and dropped after a success).
 int tsr_heif_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int avif,
                    int quality, const tsr_metadata *metadata, char *err, size_t errlen);
 

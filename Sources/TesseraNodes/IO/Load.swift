@@ -39,6 +39,9 @@ struct Load: Node {
     @Parameter(doc: Self.keepOrientationDoc)
     var keepOrientation = false
 
+    @Parameter(doc: Self.failOnDoc)
+    var failOn = FailOn.none
+
     @Parameter(
         doc: "GIF: the frame to read, counted from 0, as the animation shows it (the frames before it drawn "
             + "under it). Other formats have one image.",
@@ -49,8 +52,14 @@ struct Load: Node {
     static let maxPixelsDoc =
         "Refuse an image with more pixels than this, before allocating anything (decompression bombs)."
     static let maxMemoryDoc =
-        "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 takes the "
-        + "default, a quarter of the physical memory."
+        "Refuse an image whose decoding needs more memory than this at once, before allocating it; 0 sizes the "
+        + "limit to the file: 128 MiB, or 1032 bytes for each byte of the file where that is more, at most a "
+        + "quarter of the physical memory."
+    static let failOnDoc =
+        "The damage that fails the read, as libvips' fail_on: none reads past what it can (the rest of a cut "
+        + "file transparent black, or gray in a JPEG); truncated fails when the data ends early; error also on "
+        + "damaged data (a bad Huffman code, a bad CRC in PNG image data); warning on anything (a bad CRC in an "
+        + "ancillary chunk, a bad ICC marker, a GIF without colors). What is read past prints one warning line."
     static let keepOrientationDoc =
         "Keep a JPEG's, PNG's, WebP's or TIFF's pixels as stored instead of turning them upright by their EXIF or TIFF "
         + "orientation (HEIF files are turned by libheif, as their own boxes say)."
@@ -89,7 +98,8 @@ struct Load: Node {
     /// The decoding the limits and orientation parameters ask for, at `shrink`.
     func decodeOptions(shrink: Int) -> DecodeOptions {
         var options = DecodeOptions(
-            maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink)
+            maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink,
+            failOn: failOn)
         options.frame = frame
         return options
     }

@@ -89,6 +89,9 @@ struct Thumbnail: Node {
     @Parameter(doc: Load.maxMemoryDoc, range: 0...Double.infinity, unit: "bytes")
     var maxMemory = 0
 
+    @Parameter(doc: Load.failOnDoc)
+    var failOn = FailOn.none
+
     func validate() throws(NodeProblem) {
         if size != nil, width != nil || height != nil {
             throw NodeProblem(
@@ -120,7 +123,8 @@ struct Thumbnail: Node {
 
     private func decodeOptions(shrink: Int) -> DecodeOptions {
         DecodeOptions(
-            maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink)
+            maxPixels: maxPixels, maxMemory: maxMemory, appliesOrientation: !keepOrientation, shrink: shrink,
+            failOn: failOn)
     }
 
     /// The thumbnail's size for an upright image of `full` pixels and a box whose sides may be free (nil).
