@@ -14,7 +14,7 @@ import TesseraCore
 ///
 /// Reads may come from several threads; libtiff handles are not thread-safe, so the handle is used by
 /// one reader at a time.
-package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
+package final class TIFFReader: PixelSource, Sendable {
     package let path: String
     package let info: ImageInfo
 
@@ -103,25 +103,12 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     /// Decoded chunks kept, at least four whatever their size: the strips under one row of tiles.
     package static let recentChunkBytes = 16 << 20
 
-    /// Once asked (``keepRows()``), strips kept cover any window of this many rows where that takes at
-    /// most ``stripWindowBytes``: the rows two bands of 256-pixel tiles read with their margins (the
-    /// workers run a band ahead), which the scheduler then reads again from here instead of caching a
-    /// copy (``keptRows``). An 8K-wide RGB file keeps 9 strips of 128 rows, 27 MB. Not asked (a reader
-    /// that never goes back), it keeps ``recentChunkBytes``, and touches no more fresh memory.
-    static let stripWindowRows = 1024
-    static let stripWindowBytes = 32 << 20
-
-    /// The bytes of decoded chunks kept: ``recentChunkBytes``, or more for strips under
-    /// ``stripWindowRows`` when `window` (asked to), or, for a tiled file, one row of tiles and one more
-    /// if that is larger. The scheduler's cells under a blur's margins are a quarter of a tile tall, so a
-    /// row of tiles is read by four rows of cells, one across the whole width after another: a
+    /// The bytes of decoded chunks kept: ``recentChunkBytes``, or, for a tiled file, one row of tiles and
+    /// one more if that is larger. The scheduler's cells under a blur's margins are a quarter of a tile
+    /// tall, so a row of tiles is read by four rows of cells, one across the whole width after another: a
     /// 20000-pixel-wide file keeps its 79 tiles (15 MB as 8-bit RGB), each decoded once.
-    private static func keptBytes(_ g: Geometry, chunkBytes: Int, window: Bool = true) -> Int {
-        guard g.isTiled else {
-            guard window else { return recentChunkBytes }
-            let window = saturatingProduct((stripWindowRows + g.chunkHeight - 1) / g.chunkHeight + 1, chunkBytes)
-            return Swift.max(recentChunkBytes, window <= stripWindowBytes ? window : 0)
-        }
+    private static func keptBytes(_ g: Geometry, chunkBytes: Int) -> Int {
+        guard g.isTiled else { return recentChunkBytes }
         return Swift.max(
             recentChunkBytes, saturatingProduct((g.width + g.chunkWidth - 1) / g.chunkWidth + 1, chunkBytes))
     }
@@ -130,14 +117,6 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
     private static func keptChunks(_ g: Geometry, chunkBytes: Int, count: Int) -> Int {
         Swift.max(1, Swift.min(count, 4), Swift.min(count, keptBytes(g, chunkBytes: chunkBytes) / chunkBytes))
     }
-
-    /// Rows of any window this tall are all among the chunks kept once ``keepRows()`` is called
-    /// (``KeepsDecodedRows``): as many rows of chunks as are kept whole, less one for a window that
-    /// starts inside a chunk.
-    package let keptRows: Int
-    private let keepsWindow = Atomic<Bool>(false)
-
-    package func keepRows() { keepsWindow.store(true, ordering: .relaxed) }
 
     private let geometry: Geometry
     /// The damage read past (``DecodeOptions/failOn``) and where it is reported.
@@ -171,7 +150,6 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
         }
         self.path = path
         self.handle = Locked(Handle(tiff: tiff))
-        keptRows = Self.keptRows(tiff, geometry: geometry)
         if geometry.viaRGBA {
             // Captures the handle mutex weakly through a box so the source does not keep the reader alive.
             let box = WeakReader()
@@ -315,15 +293,6 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
             g.convertsChunks && fileBytes > 0 ? g.keptChunkBytes : fileBytes,
             count / (g.separatePlanes ? Swift.max(1, g.samplesPerPixel) : 1)
         )
-    }
-
-    private static func keptRows(_ tiff: UnsafeMutablePointer<tsr_tiff>, geometry g: Geometry) -> Int {
-        guard !g.viaRGBA else { return 0 }
-        let (chunkBytes, count) = chunkSizes(tiff.pointee.tif, g)
-        let kept = keptChunks(g, chunkBytes: chunkBytes, count: count)
-        if kept >= count { return g.height }
-        let chunkRows = kept / (g.isTiled ? (g.width + g.chunkWidth - 1) / g.chunkWidth : 1)
-        return chunkRows > 1 ? (chunkRows - 1) * g.chunkHeight + 1 : 0
     }
 
     private static func readHeader(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) throws -> (Geometry, ImageInfo)
@@ -620,7 +589,7 @@ package final class TIFFReader: PixelSource, KeepsDecodedRows, Sendable {
             handle.recent[chunk] = (raw, 0)
             handle.use(chunk)
             handle.recentBytes += raw.count
-            let kept = Self.keptBytes(g, chunkBytes: raw.count, window: keepsWindow.load(ordering: .relaxed))
+            let kept = Self.keptBytes(g, chunkBytes: raw.count)
             while handle.recent.count > 4, handle.recentBytes > kept {
                 handle.evictOldest()
             }

@@ -177,14 +177,32 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
 
     package func render(into target: inout PixelBuffer) throws {
         guard !target.region.isEmpty else { return }
-        guard !direct.load(ordering: .acquiring), !isSparse(target.region),
-            let bands = try bands(for: target.region, mode: .floats)
-        else {
-            // After a global node's barrier, or for a writer whose bands hold file samples.
+        guard !direct.load(ordering: .acquiring), !isSparse(target.region) else {
             try image.render(into: &target)
             return
         }
-        for band in bands { copy(band, into: &target) }
+        for slice in bandSlices(of: target.region) {
+            guard let bands = try bands(for: slice, mode: .floats) else {
+                // A writer's bands hold file samples: rendered straight from the image.
+                try image.render(into: &target)
+                return
+            }
+            for band in bands { copy(band, into: &target) }
+        }
+    }
+
+    /// `region` cut at band boundaries, top to bottom. A request taller than a band (a TIFF writer's
+    /// strip of 260 rows) is served one band at a time, so that no more bands are in flight than a
+    /// band and the one ahead: what the pass's plan sized its windows for.
+    private func bandSlices(of region: Rect) -> [Rect] {
+        var slices: [Rect] = []
+        var top = region.minY
+        while top < region.maxY {
+            let bottom = Swift.min(region.maxY, (top / tile + 1) * tile)
+            slices.append(Rect(x: region.minX, y: top, width: region.width, height: bottom - top))
+            top = bottom
+        }
+        return slices
     }
 
     package func encode(
@@ -192,23 +210,26 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         rowBytes: Int
     ) throws {
         guard !region.isEmpty else { return }
-        guard !direct.load(ordering: .acquiring), let bands = try bands(for: region, mode: .encoded(encoder)),
-            bands.allSatisfy({ $0.encoder?.format == encoder.format })
-        else {
-            // Bands of Float32 samples (a reader that asked for those first): encoded here.
-            scratch.reshape(to: region)
-            try render(into: &scratch)
-            scratch.encodeRows(with: encoder, into: bytes, rowBytes: rowBytes)
-            return
-        }
         let length = region.width * encoder.bytesPerPixel
-        for band in bands {
-            let rows = band.region.intersection(region)
-            for y in rows.minY..<rows.maxY {
-                (bytes + (y - region.minY) * rowBytes).copyMemory(
-                    from: band.storage.base + (y - band.region.minY) * band.rowBytes + region.minX
-                        * encoder.bytesPerPixel,
-                    byteCount: length)
+        for slice in bandSlices(of: region) {
+            let target = bytes + (slice.minY - region.minY) * rowBytes
+            guard !direct.load(ordering: .acquiring), let bands = try bands(for: slice, mode: .encoded(encoder)),
+                bands.allSatisfy({ $0.encoder?.format == encoder.format })
+            else {
+                // Bands of Float32 samples (a reader that asked for those first): encoded here.
+                scratch.reshape(to: slice)
+                try render(into: &scratch)
+                scratch.encodeRows(with: encoder, into: target, rowBytes: rowBytes)
+                continue
+            }
+            for band in bands {
+                let rows = band.region.intersection(slice)
+                for y in rows.minY..<rows.maxY {
+                    (target + (y - slice.minY) * rowBytes).copyMemory(
+                        from: band.storage.base + (y - band.region.minY) * band.rowBytes + region.minX
+                            * encoder.bytesPerPixel,
+                        byteCount: length)
+                }
             }
         }
     }

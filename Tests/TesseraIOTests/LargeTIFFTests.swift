@@ -87,66 +87,6 @@ import TesseraIO
     }
 }
 
-/// A striped TIFF keeps the strips under a window of rows decoded (``TIFFReader/keptRows``), once the
-/// scheduler asks it to (``TIFFReader/keepRows()``): that is what lets a blur's margins be read again
-/// from it instead of cached in a copy. Until asked, it keeps its usual 16 MB.
-@Suite struct StripWindowTests {
-    /// Writes `width` x `height` RGB in uncompressed strips of `rows` rows, each row's bytes its index.
-    static func write(_ path: String, width: Int, height: Int, rows: Int) throws {
-        var error = [CChar](repeating: 0, count: 1024)
-        let handle = try #require(tsr_tiff_open(path, "w", &error, 1024))
-        defer { tsr_tiff_close(handle) }
-        for (tag, value) in [(TIFFTAG_IMAGEWIDTH, width), (TIFFTAG_IMAGELENGTH, height), (TIFFTAG_ROWSPERSTRIP, rows)] {
-            _ = tsr_tiff_set_u32(handle, UInt32(tag), UInt32(value))
-        }
-        for (tag, value) in [
-            (TIFFTAG_BITSPERSAMPLE, 8), (TIFFTAG_SAMPLESPERPIXEL, 3), (TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB)),
-            (TIFFTAG_COMPRESSION, Int(COMPRESSION_NONE)), (TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)),
-        ] {
-            _ = tsr_tiff_set_u16(handle, UInt32(tag), UInt16(value))
-        }
-        for strip in 0..<((height + rows - 1) / rows) {
-            var bytes: [UInt8] = []
-            for row in (strip * rows)..<min(height, strip * rows + rows) {
-                bytes += [UInt8](repeating: UInt8(truncatingIfNeeded: row), count: width * 3)
-            }
-            let written = bytes.withUnsafeMutableBytes {
-                TIFFWriteEncodedStrip(handle.pointee.tif, UInt32(strip), $0.baseAddress, tmsize_t($0.count))
-            }
-            #expect(written == bytes.count)
-        }
-    }
-
-    /// Reads a window of `height` rows going down 100 rows at a time (one column of it converted, the
-    /// strips decoded whole); returns how many strips were decoded.
-    static func walk(_ reader: TIFFReader, window height: Int) throws -> Int {
-        var top = 0
-        while top + height <= reader.info.height {
-            let pixels = try reader.image.pixels(in: Rect(x: 17, y: top, width: 1, height: height))
-            let last = top + height - 1
-            #expect(UInt8((pixels[17, last, 1] * 255).rounded()) == UInt8(truncatingIfNeeded: last))
-            top += 100
-        }
-        return reader.chunksDecoded
-    }
-
-    @Test func aWindowOfKeptRowsGoingDownDecodesEachStripOnce() throws {
-        try withTemporaryFolder { folder in
-            // 8000x1400 RGB in strips of 128 rows (3 MB each, 11 strips): 16 MB holds 5 of them; asked,
-            // the reader keeps the 9 strips under 1024 rows (28 MB), and any 8 x 128 + 1 rows lie in 9.
-            let path = folder.appendingPathComponent("strips.tif").path
-            try Self.write(path, width: 8000, height: 1400, rows: 128)
-            let asked = try TIFFReader(path: path)
-            #expect(asked.keptRows == 1025)
-            asked.keepRows()
-            #expect(try Self.walk(asked, window: 1025) == 11)
-            // Not asked, it keeps 5 strips: the same walk decodes strips again.
-            let unasked = try TIFFReader(path: path)
-            #expect(try Self.walk(unasked, window: 1025) > 11)
-        }
-    }
-}
-
 @Suite struct DoubleTIFFTests {
     @Test func float64SamplesAreNarrowedToFloat32() throws {
         try withTemporaryFolder { folder in

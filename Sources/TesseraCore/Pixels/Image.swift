@@ -68,18 +68,6 @@ public protocol PixelSource: Sendable {
     ) throws
 }
 
-/// A source that keeps rows it decoded (a TIFF reader its recent strips), so that reading them again
-/// costs a copy, as the scheduler's cache of cells would: readers whose overlapping requests stay within
-/// ``keptRows`` need no cache beside it (`RenderPlan.Window.sourceKeeps`).
-package protocol KeepsDecodedRows {
-    /// The rows of any window this tall, anywhere in the image, are all kept once read, after
-    /// ``keepRows()`` (0: none).
-    var keptRows: Int { get }
-    /// Asks the source to keep ``keptRows``: until then it may keep fewer, so that a reader that never
-    /// reads a row twice does not pay for the room.
-    func keepRows()
-}
-
 /// A source whose encoded rows already lie in memory (the scheduler's bands, encoded for a writer as
 /// their tiles render): a writer whose library takes its rows as they are may write them from there
 /// instead of copying them out first.
