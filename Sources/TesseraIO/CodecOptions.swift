@@ -223,9 +223,13 @@ public struct EncodeOptions: Sendable {
     /// PNG 8 or 16).
     public var depth: SampleDepth?
     /// JPEG quality, 1...100.
-    public var quality: Int = 90
+    /// 75 by default, as libjpeg, libvips and Pillow: 4:2:0 chroma below 90, a file a third the size of
+    /// 90's for photos, encoded faster.
+    public var quality: Int = 75
     /// PNG zlib level, 0 (none, fastest) ... 9 (smallest).
-    public var pngLevel: Int = 6
+    /// 3 by default, with libpng's adaptive filters: on photos smaller than libvips' default (level 6,
+    /// no filter) and a third faster, within 8% of level 6 with filters (Scripts/compare-peers.sh daily).
+    public var pngLevel: Int = 3
     public var tiffCompression: TIFFCompression = .none
     /// TIFF tile side in pixels (a multiple of 16, at most 4096); nil writes strips. A tile
     /// larger than the image is written as small as the image allows.

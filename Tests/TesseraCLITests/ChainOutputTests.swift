@@ -34,7 +34,7 @@ import Testing
         (["out.jpg", "--set", "out.quality=82"], "out.jpg", ["quality": "82"]),
         (["out.jpg[quality=60]"], "out.jpg", ["quality": "60"]),
         (["out.jpg[Q=70,strip]"], "out.jpg", ["quality": "70", "profile": "0", "Make": "-"]),
-        (["out.jpg[interlace]"], "out.jpg", ["quality": "90", "progressive": "1"]),
+        (["out.jpg[interlace]"], "out.jpg", ["quality": "75", "progressive": "1"]),
         (["out.tif[tile,compression=deflate]"], "out.tif", ["TileWidth": "128", "Compression": "8"]),
         (["out.tif[tile_width=64]"], "out.tif", ["TileWidth": "64"]),
         (["out.tif"], "out.tif", ["TileWidth": "-", "Compression": "1"]),

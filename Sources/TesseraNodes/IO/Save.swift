@@ -53,7 +53,7 @@ struct Save: Node {
         suggested: 50...95)
     var quality = EncodeOptions().quality
 
-    @Parameter(doc: "PNG: a zlib level 0 to 9 (auto: 6). TIFF: none, lzw, deflate, packbits or jpeg (auto: none).")
+    @Parameter(doc: "PNG: a zlib level 0 to 9 (auto: 3). TIFF: none, lzw, deflate, packbits or jpeg (auto: none).")
     var compression = Compression.auto
 
     @Parameter(
