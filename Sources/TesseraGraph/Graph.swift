@@ -137,6 +137,9 @@ extension Graph {
 
     /// The text of the graph file at `path`, or the error naming it.
     package static func text(ofFile path: String) throws(GraphErrors) -> String {
+        if let problem = SpecialFile.problem(path) {
+            throw GraphErrors(diagnostics: [.error(SourceLocation(file: path), problem)])
+        }
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {

@@ -22,22 +22,8 @@ package enum FileSystem {
         return "cannot open: \(String(cString: strerror(errno)))"
     }
 
-    /// Why `path` is not a file to read, found without opening it, or nil for a regular file (or one that
-    /// does not exist: opening it says so). A FIFO would block `open` until some other process writes to it,
-    /// and a device (`/dev/zero`) may never end, so every reader (image files, profiles, batch manifests)
-    /// asks this first: one `stat`, which follows symbolic links.
-    package static func specialFileProblem(_ path: String) -> String? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "is a folder, not a file"
-        case S_IFIFO: return "is a named pipe (FIFO), not a regular file; Tessera reads files only"
-        case S_IFCHR, S_IFBLK: return "is a device, not a regular file; Tessera reads files only"
-        case S_IFSOCK: return "is a socket, not a regular file; Tessera reads files only"
-        default: return "is not a regular file; Tessera reads files only"
-        }
-    }
+    /// Why `path` is not a file to read (``SpecialFile/problem(_:)``), or nil for a regular file.
+    package static func specialFileProblem(_ path: String) -> String? { SpecialFile.problem(path) }
 
     /// Writes a file through `write`, which receives a temporary path in the same folder; the result
     /// replaces `path` only when `write` returns, so a failure or a crash never leaves a partial file.

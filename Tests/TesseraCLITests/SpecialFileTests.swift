@@ -57,12 +57,15 @@ import Testing
             ["convert", "/dev/zero", "out.png"], 1,
             "Error: /dev/zero: is a device, not a regular file; Tessera reads files only"
         ),
+        // A graph file that is a FIFO blocked `validate` and `run` until something wrote to it.
+        (["validate", "fifo.yaml"], 2, "fifo.yaml: error: \(fifoMessage)"),
+        (["run", "fifo.yaml", "-q"], 2, "fifo.yaml: error: \(fifoMessage)"),
     ]
 
     @Test(arguments: cases)
     func aSpecialFileIsRefusedAtOnce(arguments: [String], status: Int32, message: String) throws {
         try withTemporaryFolder { folder in
-            for name in ["fifo.png", "fifo.icc", "fifo.csv"] {
+            for name in ["fifo.png", "fifo.icc", "fifo.csv", "fifo.yaml"] {
                 #expect(mkfifo(folder.appendingPathComponent(name).path, 0o600) == 0)
             }
             let photos = folder.appendingPathComponent("photos")
