@@ -193,12 +193,12 @@ extension Graph {
     static func materialize(_ value: NodeValue, kept node: String, monitor: RunMonitor) throws -> NodeValue {
         guard case .image(let image) = value else { return value }
         monitor.beginStage(pixels: image.extent.area)
-        let parallel = try beginPass(reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
+        let progress = try planAndServe(reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
         defer { PassPlan.end(roots: [image]) }
-        let read = image.withSource(parallel[0])
         let kept: any PixelSource
         if image.depth == .float32 {
-            kept = BufferSource(buffer: try read.pixels())
+            let parallel = ParallelSource(image: image, monitor: monitor, role: .sink, progress: progress)
+            kept = BufferSource(buffer: try image.withSource(parallel).pixels())
         } else {
             let format = SampleFormat(depth: image.depth, bands: image.layout.fileChannels)
             let rowBytes = image.width * format.bytesPerPixel
@@ -208,8 +208,11 @@ extension Graph {
             let bytes = [UInt8](unsafeUninitializedCapacity: rowBytes * image.height) { target, count in
                 count = rowBytes * image.height
                 guard let base = target.baseAddress else { return }
+                // The workers encode the bands straight into the kept bytes.
+                let parallel = ParallelSource(
+                    image: image, monitor: monitor, progress: progress, into: base, rowBytes: rowBytes)
                 do {
-                    try read.encode(
+                    try image.withSource(parallel).encode(
                         image.extent, with: image.encoder(for: format), scratch: &scratch, into: base,
                         rowBytes: rowBytes)
                 } catch {
@@ -243,6 +246,16 @@ extension Graph {
         reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool, monitor: RunMonitor
     ) throws -> [ParallelSource] {
         guard !images.isEmpty else { return [] }
+        let progress = try planAndServe(reader: reader, images: images, role: role, sparse: sparse, monitor: monitor)
+        return images.enumerated().map { root, image in
+            ParallelSource(image: image, monitor: monitor, role: role, progress: progress, root: root)
+        }
+    }
+
+    /// Plans the pass and sets the images up, returning the progress the pass's readers report to.
+    static func planAndServe(
+        reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool, monitor: RunMonitor
+    ) throws -> PassProgress {
         let progress = PassProgress(roots: images.count)
         let options = monitor.options
         let plan = try PassPlan.make(
@@ -250,9 +263,7 @@ extension Graph {
             ahead: ParallelSource.ahead(role: role, threads: options.threads), diskThreshold: options.diskThreshold,
             sparse: sparse, apply: progress)
         monitor.recordPass(plan)
-        return images.enumerated().map { root, image in
-            ParallelSource(image: image, monitor: monitor, role: role, progress: progress, root: root)
-        }
+        return progress
     }
 
     /// A failure while `node` ran, named after the node whose pixels failed.

@@ -47,6 +47,25 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         self.role = role
         self.progress = progress
         self.root = root
+        target = nil
+        let tile = monitor.options.tileSize
+        self.tile = tile
+        bandCount = (image.height + tile - 1) / tile
+    }
+
+    /// Reads `image` for a program keeping it, its bands lying in `base`, `rowBytes` apart, where the
+    /// whole image is encoded: a request for the whole image in that encoding (``encode(_:with:scratch:into:rowBytes:)``
+    /// with `base`) then copies nothing.
+    package init(
+        image: Image, monitor: RunMonitor, progress: PassProgress? = nil, into base: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) {
+        self.image = image
+        self.monitor = monitor
+        self.role = .sink
+        self.progress = progress
+        root = 0
+        target = Target(base: base, rowBytes: rowBytes)
         let tile = monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
@@ -114,13 +133,32 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     private final class Storage: @unchecked Sendable {
         let base: UnsafeMutableRawPointer
         let capacity: Int
+        /// False for a band of the caller's memory (``init(image:monitor:into:rowBytes:)``).
+        let owned: Bool
 
         init(capacity: Int) {
             self.capacity = capacity
             base = .allocate(byteCount: capacity, alignment: 64)
+            owned = true
         }
 
-        deinit { base.deallocate() }
+        init(lending base: UnsafeMutableRawPointer, capacity: Int) {
+            self.base = base
+            self.capacity = capacity
+            owned = false
+        }
+
+        deinit { if owned { base.deallocate() } }
+    }
+
+    /// Memory the whole image is encoded into (``init(image:monitor:into:rowBytes:)``): each band is its
+    /// rows, so the reader's request finds its bytes in place.
+    private let target: Target?
+
+    /// Where the image's bytes go; the caller owns the memory and keeps it until the reads end.
+    private struct Target: @unchecked Sendable {
+        let base: UnsafeMutableRawPointer
+        let rowBytes: Int
     }
 
     private struct State {
@@ -224,6 +262,11 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
             }
             for band in bands {
                 let rows = band.region.intersection(slice)
+                let source =
+                    band.storage.base + (rows.minY - band.region.minY) * band.rowBytes
+                    + region.minX * encoder.bytesPerPixel
+                // A band of the memory asked for holds the bytes in place already.
+                if source == target + (rows.minY - slice.minY) * rowBytes, band.rowBytes == rowBytes { continue }
                 for y in rows.minY..<rows.maxY {
                     (target + (y - slice.minY) * rowBytes).copyMemory(
                         from: band.storage.base + (y - band.region.minY) * band.rowBytes + region.minX
@@ -286,7 +329,7 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
             for (row, band) in state.bands where row < firstRow {
                 state.bands[row] = nil
                 band.abandonUnclaimed()
-                if band.isComplete && state.spare.count < 2 { state.spare.append(band.storage) }
+                if band.isComplete && band.storage.owned && state.spare.count < 2 { state.spare.append(band.storage) }
             }
             state.limit = Swift.max(state.limit, Swift.min(bandCount, lastRow + 1 + state.window))
             var added = false
@@ -320,7 +363,9 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         let rowBytes = image.width * (encoder?.bytesPerPixel ?? image.channels * MemoryLayout<Float>.size)
         let count = rowBytes * region.height
         let storage: Storage
-        if let index = state.spare.lastIndex(where: { $0.capacity >= count }) {
+        if let target, encoder != nil, target.rowBytes == rowBytes {
+            storage = Storage(lending: target.base + region.minY * rowBytes, capacity: count)
+        } else if let index = state.spare.lastIndex(where: { $0.capacity >= count }) {
             storage = state.spare.remove(at: index)
         } else {
             storage = Storage(capacity: rowBytes * tile)
