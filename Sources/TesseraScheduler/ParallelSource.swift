@@ -383,7 +383,11 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     /// The next tile to render, or nil when there is none (or the run failed, was cancelled or ended).
     private func claim(id: Int) -> (Band, Rect)? {
         state.withLock { state in
-            if state.failure == nil, monitor.cancellation.isCancelled || monitor.isFinished {
+            // Stopped with tiles still to hand out: they never render. (With none left, the bands asked
+            // for are whole, and the next request or node stops the run: where it stops does not depend
+            // on whether an idle worker looked for work first.)
+            let left = state.bands.values.contains { $0.front < $0.back }
+            if state.failure == nil, left, monitor.cancellation.isCancelled || monitor.isFinished {
                 fail(CancellationError(), state: &state)
             }
             if state.failure == nil {

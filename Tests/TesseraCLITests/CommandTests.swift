@@ -220,8 +220,9 @@ import TesseraIO
             #expect(lines.contains("keep prat: 2 the graph has no node 'prat'; did you mean 'part'?"))
             #expect(lines.contains("read 3x3: 1 the buffer is 3x3, and the image 4x3"))
             #expect(lines.contains("info photo: 1 'photo' was not kept: call tessera_graph_keep before the run"))
-            // The callback stops the run at its first report: in the first pass, the kept crop's.
-            #expect(lines.contains("callback cancel: 3 graph:4:3: error: crop node 'part': interrupted"))
+            // The callback stops the run at its first report, the kept crop's one tile: the pass is done, and
+            // the next node stops.
+            #expect(lines.contains("callback cancel: 3 graph:5:3: error: save node 'out': interrupted"))
             #expect(lines.last == "broken: null at graph 3 22")
             let written = try ImageFile.load(path: output).1
             #expect(written.width == 4 && written.height == 3 && written.layout == .rgb)
