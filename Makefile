@@ -14,6 +14,10 @@ TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc m
 	chromium chromium-driver python3-selenium
 
 SWIFT ?= swift
+# Debug builds compile the C (the vector loops and the codec shims) optimized: the tests spend most of
+# their time in those loops, and at -O0 they ran 2 to 3 times slower. Every debug build here passes it,
+# so that switching between targets never rebuilds.
+DEBUG_FLAGS ?= -Xcc -O2
 # The showcase graph; its outputs go to out/graphs/.
 DEMO_GRAPH := Graphs/spotlight.yaml
 
@@ -44,17 +48,17 @@ demo-vision: deps
 	$$bin run Plugins/Vision/passport.yaml --plugin Plugins/Vision/libvision.so
 
 test: test-deps lint
-	$(SWIFT) test
+	$(SWIFT) test $(DEBUG_FLAGS)
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory cluster-test
 	@echo "Fuzzing each target briefly (make fuzz runs them longer):"
-	Scripts/fuzz.sh $(FUZZ_CHECK_SECONDS)
+	FUZZ_QUICK=1 Scripts/fuzz.sh $(FUZZ_CHECK_SECONDS)
 
 # `tessera batch` as a Slurm array job of 3 tasks on a real single-node Slurm (Debian's slurm-wlm and
 # munge, started and stopped by Scripts/cluster-test.sh, about 20 s). It needs root; without it (status
 # 77) it is skipped, saying why.
 cluster-test: test-deps
-	$(SWIFT) build --product tessera
+	$(SWIFT) build $(DEBUG_FLAGS) --product tessera
 	@Scripts/cluster-test.sh $$($(SWIFT) build --show-bin-path)/tessera; status=$$?; \
 	if [ $$status -eq 77 ]; then echo "cluster-test: skipped"; else exit $$status; fi
 
@@ -65,7 +69,7 @@ test-deps:
 	@Scripts/install-deps.sh $(TEST_PACKAGES)
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 
 # The committed .swift-format is the style; `swift format format --in-place -r Sources Tests` applies it
 # (and to the Swift of Examples/ and Plugins/).
@@ -87,22 +91,22 @@ docs: build
 # the built modules): api-check fails while the built API differs from the committed list, so an API
 # change is a visible diff; api-list rewrites the list.
 api-check:
-	$(SWIFT) build --target Tessera
-	$(SWIFT) build --target TesseraPluginSDK
-	$(SWIFT) build --target TesseraTesting
+	$(SWIFT) build $(DEBUG_FLAGS) --target Tessera
+	$(SWIFT) build $(DEBUG_FLAGS) --target TesseraPluginSDK
+	$(SWIFT) build $(DEBUG_FLAGS) --target TesseraTesting
 	python3 Scripts/api-symbols.py --check
 
 api-list:
-	$(SWIFT) build --target Tessera
-	$(SWIFT) build --target TesseraPluginSDK
-	$(SWIFT) build --target TesseraTesting
+	$(SWIFT) build $(DEBUG_FLAGS) --target Tessera
+	$(SWIFT) build $(DEBUG_FLAGS) --target TesseraPluginSDK
+	$(SWIFT) build $(DEBUG_FLAGS) --target TesseraTesting
 	python3 Scripts/api-symbols.py > Docs/API/public-symbols.txt
 
 # The embedding API's DocC (Sources/Tessera/Tessera.docc), in .build/plugins/Swift-DocC/outputs/. SwiftPM's
 # symbol extraction leaves out the modules `Tessera` re-exports, so the script extracts them and DocC
 # reads that graph instead; any warning (an unresolved link) fails.
 api-docs:
-	$(SWIFT) build --target Tessera
+	$(SWIFT) build $(DEBUG_FLAGS) --target Tessera
 	python3 Scripts/api-symbols.py --graphs .build/api-symbol-graphs
 	$(SWIFT) package generate-documentation --target Tessera --additional-symbol-graph-dir .build/api-symbol-graphs \
 		--warnings-as-errors
@@ -142,5 +146,5 @@ asan: test-deps
 # The engine and graph tests (the scheduler, its caches and kept images, the workers) under
 # ThreadSanitizer, in a build folder of their own. Any report fails the run.
 tsan: test-deps
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(SWIFT) test --sanitize=thread \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(SWIFT) test --sanitize=thread $(DEBUG_FLAGS) \
 		--scratch-path .build-tsan --filter TesseraEngineTests

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare-peers.sh: times Tessera against libvips (the vips CLI) and OpenCV on the same files.
 #
-# Usage: Scripts/compare-peers.sh [daily] [codecs] [filters] [memory] [accuracy] [thumbnail]  (no argument: all)
+# Usage: Scripts/compare-peers.sh [daily] [codecs] [filters] [layouts] [memory] [accuracy] [thumbnail]  (no argument: all)
 #        TESSERA=path/to/tessera RUNS=9 FILTER_RUNS=5 WORK=/tmp/peers Scripts/compare-peers.sh filters
 #        TESSERA_SOURCE=worktree Scripts/compare-peers.sh    (build the working tree, not the commit)
 #        BEFORE=old/tessera Scripts/compare-peers.sh filters (also time an older build, in the same rounds)

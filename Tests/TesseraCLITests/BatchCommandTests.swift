@@ -97,7 +97,7 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
     func aStoppedBatchResumes(_ signal: Int32) throws {
         try withTemporaryFolder { folder in
-            try Self.makeTree(in: folder, copies: 40)
+            try Self.makeTree(in: folder, copies: 16)
             let arguments = ["batch", "g.yaml", "in", "--threads", "2", "--resume", "--report", "r.jsonl"]
             let process = Process()
             process.executableURL = try #require(CLI.executable)
@@ -130,13 +130,13 @@ import Testing
                 try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("out/\($0)").path)[
                     .modificationDate] as? Date
             }
-            #expect(before.count >= 4 && before.count < 41)
+            #expect(before.count >= 4 && before.count < 17)
 
             let again = try CLI.run(arguments, in: folder)
             #expect(again.status == 0, "\(again.stderr)")
             let after = Self.files(under: folder.appendingPathComponent("out"))
             #expect(
-                after.count == 41 && after.allSatisfy { !$0.contains("/.") }, "\(after.filter { $0.contains("/.") })")
+                after.count == 17 && after.allSatisfy { !$0.contains("/.") }, "\(after.filter { $0.contains("/.") })")
             for (name, date) in zip(before, dates) {
                 let now =
                     try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("out/\(name)").path)[
@@ -144,7 +144,7 @@ import Testing
                 #expect(now == date, "\(name) was not redone")
             }
             let lines = try Self.reportLines(folder.appendingPathComponent("r.jsonl"))
-            #expect(lines.count == 41)
+            #expect(lines.count == 17)
             #expect(lines.filter { $0["status"] as? String == "skipped" }.count == before.count)
             #expect(again.stdout.contains("\(before.count) skipped"), "\(again.stdout)")
         }

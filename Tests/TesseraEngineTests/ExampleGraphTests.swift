@@ -52,109 +52,95 @@ import Testing
         return (outputs, report)
     }
 
-    /// Each source is decoded once, however many nodes read it in however many passes: a load's
-    /// rendered pixels are its image's (a crop alone reads the rows down to its bottom).
-    @Test(arguments: names)
-    func everySourceIsDecodedOnce(_ name: String) throws {
-        try withTemporaryFolder { folder in
-            let report = try Self.runReporting(Self.folder.appendingPathComponent(name).path, in: folder).report
-            try DecodeOnceTests.expectDecodedOnce(report)
-        }
-    }
-
     static var photo: [Float] {
         get throws { try pixels(repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path) }
     }
 
+    /// Each graph runs with the default threads and tiles; its outputs are checked against an independent
+    /// computation, and each source was decoded once however many nodes read it in however many passes
+    /// (a crop alone reads the rows down to its bottom). Then the same bytes are written with one thread
+    /// and whole tiles, with two threads and small odd tiles (37 pixels), and rendering every tile in Float32 (where
+    /// samples otherwise stay in their file's format: 8-bit RGB copied, point nodes reading it packed,
+    /// caches of packed cells, blurs from bytes into bytes).
     @Test(arguments: names)
-    func exampleGraphRuns(_ name: String) throws {
-        try withTemporaryFolder { folder in
-            let outputs = try Self.run(name, in: folder)
-            #expect(!outputs.isEmpty)
-            let source = try Self.photo
-            switch name {
-            case "heatmap.yaml": return try Self.checkHeatmap(try pixels(try #require(outputs["out"])), source)
-            case "spotlight.yaml": return try Self.checkSpotlight(try pixels(try #require(outputs["out"])), source)
-            case "autocrop.yaml":
-                return try Self.checkAutocrop(
-                    tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
-            case "contour-art.yaml": return try Self.checkContourArt(outputs)
-            case "vignette.yaml": return try Self.checkVignette(try pixels(try #require(outputs["out"])))
-            case "tilt-shift.yaml": return try Self.checkTiltShift(try pixels(try #require(outputs["out"])))
-            case "thumbnails.yaml": return try Self.checkThumbnail(try #require(outputs["out"]))
-            case "salient-boxes.yaml":
-                return try Self.checkSalientBoxes(try pixels(try #require(outputs["out"])), source)
-            default: break
-            }
-            for output in outputs.values {
-                let written = try pixels(output)
-                if name == "blur-crop.yaml" {
-                    // SciPy's exact Gaussian, cropped (Scripts/make-graph-fixtures.py): the blur is within
-                    // 2 levels at most and half a level on average; the PNG adds half a level of rounding.
-                    let reference = try pixels(
-                        repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/Fixtures/blur-crop.png").path)
-                    #expect(written.count == reference.count && written.count == 160 * 213 * 4)
-                    let differences = zip(written, reference).map { abs($0 - $1) }
-                    let mean = differences.reduce(0, +) / Float(differences.count)
-                    #expect(differences.max() ?? 1 <= 2.5 / 255, "max \((differences.max() ?? 1) * 255) levels")
-                    #expect(mean <= 1.0 / 255, "mean \(mean * 255) levels")
-                    continue
-                }
-                #expect(written.count == source.count)
-                let expected: [Float]
-                switch name {
-                case "tint.yaml": expected = Self.tinted(source)
-                case "masked-blend.yaml": expected = Self.maskedBlend(source)
-                default: expected = source
-                }
-                let differences = zip(written, expected).map { abs($0 - $1) }
-                let mean = differences.reduce(0, +) / Float(differences.count)
-                if output.hasSuffix(".jpg") {
-                    // Lossy: at quality 85 the mean error stays under 3 levels (measured: 2.0).
-                    #expect(mean < 3 / 255, "\(output): mean difference \(mean * 255) levels")
-                } else if expected == source {
-                    // Lossless: the same values (a 16-bit copy of 8-bit data differs only by Float rounding).
-                    #expect(differences.max() ?? 1 < 1e-6, "\(output): lossless output differs")
-                } else {
-                    // Filtered, then stored at 8 bits: within half a level, plus Float rounding.
-                    #expect(
-                        differences.max() ?? 1 < 0.5 / 255 + 1e-5,
-                        "\(output): max \((differences.max() ?? 1) * 255) levels")
-                }
-            }
+    func exampleGraph(_ name: String) throws {
+        let path = Self.folder.appendingPathComponent(name).path
+        let written = try withTemporaryFolder { folder in
+            let (outputs, report) = try Self.runReporting(path, in: folder)
+            try DecodeOnceTests.expectDecodedOnce(report)
+            try Self.check(name, outputs)
+            return try outputs.mapValues { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         }
-    }
-
-    /// The bytes written are the same for one thread and whole tiles as for two threads and small,
-    /// odd tiles.
-    @Test(arguments: names)
-    func exampleGraphIsDeterministic(_ name: String) throws {
-        var results: [[String: Data]] = []
-        for (threads, tile) in [(1, 256), (2, 16), (2, 100)] {
+        #expect(!written.isEmpty)
+        var float32 = RunOptions()
+        float32.floatTiles = true
+        let variants: [(String, RunOptions)] = [
+            ("1 thread, tiles of 256", RunOptions(threads: 1, tileSize: 256)),
+            ("2 threads, tiles of 37", RunOptions(threads: 2, tileSize: 37)),
+            ("Float32 tiles", float32),
+        ]
+        for (label, options) in variants {
             try withTemporaryFolder { folder in
-                let outputs = try Self.run(name, in: folder, options: RunOptions(threads: threads, tileSize: tile))
-                results.append(try outputs.mapValues { try Data(contentsOf: URL(fileURLWithPath: $0)) })
+                let outputs = try Self.run(name, in: folder, options: options)
+                let bytes = try outputs.mapValues { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                #expect(
+                    bytes == written, "\(name), \(label): \(bytes.filter { written[$0.key] != $0.value }.keys.sorted())"
+                )
             }
         }
-        #expect(results.count == 3 && results.allSatisfy { $0 == results[0] })
     }
 
-    /// Keeping samples in their file's format (8-bit RGB copied, point nodes reading it packed, caches
-    /// of packed cells, blurs from bytes into bytes) writes the bytes that rendering every tile in
-    /// Float32 writes.
-    @Test(arguments: names)
-    func exampleGraphGivesTheBytesOfFloat32Tiles(_ name: String) throws {
-        try withTemporaryFolder { folder in
-            var results: [[String: Data]] = []
-            for floatTiles in [false, true] {
-                var options = RunOptions()
-                options.floatTiles = floatTiles
-                let outputs = try Self.run(name, in: folder, options: options)
-                results.append(try outputs.mapValues { try Data(contentsOf: URL(fileURLWithPath: $0)) })
-                for path in outputs.values { try FileManager.default.removeItem(atPath: path) }
+    /// Checks what graph `name` wrote (`outputs`, by save node) against the photo it reads.
+    static func check(_ name: String, _ outputs: [String: String]) throws {
+        #expect(!outputs.isEmpty)
+        let source = try Self.photo
+        switch name {
+        case "heatmap.yaml": return try Self.checkHeatmap(try pixels(try #require(outputs["out"])), source)
+        case "spotlight.yaml": return try Self.checkSpotlight(try pixels(try #require(outputs["out"])), source)
+        case "autocrop.yaml":
+            return try Self.checkAutocrop(tight: try #require(outputs["a"]), framed: try #require(outputs["b"]), source)
+        case "contour-art.yaml": return try Self.checkContourArt(outputs)
+        case "vignette.yaml": return try Self.checkVignette(try pixels(try #require(outputs["out"])))
+        case "tilt-shift.yaml": return try Self.checkTiltShift(try pixels(try #require(outputs["out"])))
+        case "thumbnails.yaml": return try Self.checkThumbnail(try #require(outputs["out"]))
+        case "salient-boxes.yaml": return try Self.checkSalientBoxes(try pixels(try #require(outputs["out"])), source)
+        default: break
+        }
+        for output in outputs.values {
+            let written = try pixels(output)
+            if name == "blur-crop.yaml" {
+                // SciPy's exact Gaussian, cropped (Scripts/make-graph-fixtures.py): the blur is within
+                // 2 levels at most and half a level on average; the PNG adds half a level of rounding.
+                let reference = try pixels(
+                    repositoryRoot.appendingPathComponent("Tests/TesseraEngineTests/Fixtures/blur-crop.png").path)
+                #expect(written.count == reference.count && written.count == 160 * 213 * 4)
+                let differences = zip(written, reference).map { abs($0 - $1) }
+                let mean = differences.reduce(0, +) / Float(differences.count)
+                #expect(differences.max() ?? 1 <= 2.5 / 255, "max \((differences.max() ?? 1) * 255) levels")
+                #expect(mean <= 1.0 / 255, "mean \(mean * 255) levels")
+                continue
             }
-            let same = !results[0].isEmpty && results[0] == results[1]
-            #expect(same, "\(name): \(results[0].filter { results[1][$0.key] != $0.value }.keys.sorted())")
+            #expect(written.count == source.count)
+            let expected: [Float]
+            switch name {
+            case "tint.yaml": expected = Self.tinted(source)
+            case "masked-blend.yaml": expected = Self.maskedBlend(source)
+            default: expected = source
+            }
+            let differences = zip(written, expected).map { abs($0 - $1) }
+            let mean = differences.reduce(0, +) / Float(differences.count)
+            if output.hasSuffix(".jpg") {
+                // Lossy: at quality 85 the mean error stays under 3 levels (measured: 2.0).
+                #expect(mean < 3 / 255, "\(output): mean difference \(mean * 255) levels")
+            } else if expected == source {
+                // Lossless: the same values (a 16-bit copy of 8-bit data differs only by Float rounding).
+                #expect(differences.max() ?? 1 < 1e-6, "\(output): lossless output differs")
+            } else {
+                // Filtered, then stored at 8 bits: within half a level, plus Float rounding.
+                #expect(
+                    differences.max() ?? 1 < 0.5 / 255 + 1e-5, "\(output): max \((differences.max() ?? 1) * 255) levels"
+                )
+            }
         }
     }
 
