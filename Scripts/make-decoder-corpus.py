@@ -207,16 +207,19 @@ def animated_webp(canvas, frames):
 # MARK: TIFF
 
 
-def tiff(width, height, bits, data, sample_format=1, samples=1, photometric=1, extra=None, planar=1, strip_rows=None):
+def tiff(width, height, bits, data, sample_format=1, samples=1, photometric=1, extra=None, planar=1, strip_rows=None,
+         more=None):
     """A little-endian, uncompressed TIFF. `data` is the samples, row-major (the planes one after another
-    when `planar` is 2, each plane one strip); rows are cut into strips of `strip_rows`. The directory and
-    its arrays come first and the strips last, so cutting the file's end cuts only strips."""
+    when `planar` is 2, each plane one strip); rows are cut into strips of `strip_rows`; `more` adds
+    entries, tag: (type, values). The directory and its arrays come first and the strips last, so cutting
+    the file's end cuts only strips."""
     entries = {
         256: (4, [width]), 257: (4, [height]), 258: (3, [bits] * samples), 259: (3, [1]), 262: (3, [photometric]),
         277: (3, [samples]), 284: (3, [planar]), 339: (3, [sample_format] * samples),
     }
     if extra is not None:
         entries[338] = (3, [extra])
+    entries.update(more or {})
     if planar == 2:
         sizes = [len(data) // samples] * samples
         entries[278] = (4, [height])
@@ -402,7 +405,7 @@ def heif_printing_cases():
     assert status == 0 and "Unknown OBU type 8 of size 0" in text, text
     add("avif-decoder-prints.avif", data, np.asarray(Image.open(out).convert("RGB")),
         "an AVIF whose decoder prints 'Unknown OBU type 8 of size 0' and decodes", "heif-convert (libheif)", 0,
-        "warning", "the decoder said: Unknown OBU type 8 of size 0")
+        "warning", "Unknown OBU type 8 of size 0")
     for seed, words in ((124, "Unknown OBU type 12"), (132, "Error parsing OBU data")):
         data = mutated(seed)
         status, text, _ = printed(data)
@@ -643,6 +646,22 @@ def tiff_cases():
         "file before the cut", 0, "truncated", "Read error", rows=24)
 
 
+def tiff_warning_cases():
+    # A private tag libtiff does not know: it warns ("Unknown field with tag 65000") and reads the image,
+    # as Pillow does. libvips prints the warning and reads the file at every fail_on (its TIFF loader
+    # does not count libtiff's warnings); failOn: warning refuses it, as "anything a decoder notices".
+    picture = noisy()
+    data = tiff(64, 48, 8, picture.tobytes(), samples=3, photometric=2, more={65000: (3, [7])})
+    path = os.path.join(WORK, "unknown-tag.tif")
+    open(path, "wb").write(data)
+    reference = pillow(path, "RGB")
+    assert np.array_equal(reference, picture)
+    printed = subprocess.run(["vips", "copy", path, path + ".v"], capture_output=True, text=True).stderr
+    assert "Unknown field with tag 65000" in printed, printed
+    add("tiff-unknown-tag.tif", data, reference, "an RGB TIFF with a private tag libtiff does not know", "Pillow",
+        0, "warning", "Unknown field with tag")
+
+
 def webp_cases():
     source = photo()
     rgba = np.dstack([source, np.full(source.shape[:2], 255, np.uint8)])
@@ -859,6 +878,7 @@ def main():
         png_cases()
         gif_cases()
         tiff_cases()
+        tiff_warning_cases()
         webp_cases()
         icc_cases()
         heif_printing_cases()

@@ -618,6 +618,18 @@ static void capture_stderr(stderr_capture *capture) {
     }
 }
 
+void tsr_stderr_write(const char *text, size_t length) {
+    pthread_mutex_lock(&stderr_lock);
+    while (length > 0) {
+        ssize_t written = write(STDERR_FILENO, text, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) break;
+        text += written;
+        length -= (size_t)written;
+    }
+    pthread_mutex_unlock(&stderr_lock);
+}
+
 /// Puts stderr back and copies what was printed into `text` (lines joined by "; "; "" for none).
 static void release_stderr(stderr_capture *capture, char *text, size_t length) {
     text[0] = 0;

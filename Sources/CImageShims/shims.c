@@ -859,25 +859,29 @@ int tsr_jpeg_writer_finish(tsr_jpeg_writer *w, char *err, size_t errlen) {
 
 // MARK: - TIFF
 
+/// libtiff's message as "module: text" (or the text alone) into `out`.
+static void tsr_tiff_format(char *out, size_t size, const char *module, const char *fmt, va_list ap) {
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, ap);
+    if (module != NULL && module[0] != '\0') {
+        snprintf(out, size, "%s: %s", module, text);
+    } else {
+        snprintf(out, size, "%s", text);
+    }
+}
+
 static int tsr_tiff_error(TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap) {
     (void)tif;
     tsr_tiff *t = (tsr_tiff *)user_data;
-    char text[sizeof t->message];
-    vsnprintf(text, sizeof text, fmt, ap);
-    if (module != NULL && module[0] != '\0') {
-        snprintf(t->message, sizeof t->message, "%s: %s", module, text);
-    } else {
-        snprintf(t->message, sizeof t->message, "%s", text);
-    }
+    tsr_tiff_format(t->message, sizeof t->message, module, fmt, ap);
     return 1;
 }
 
+/// Kept, the first only: `failOn: warning` refuses a file libtiff warned about.
 static int tsr_tiff_warning(TIFF *tif, void *user_data, const char *module, const char *fmt, va_list ap) {
     (void)tif;
-    (void)user_data;
-    (void)module;
-    (void)fmt;
-    (void)ap;
+    tsr_tiff *t = (tsr_tiff *)user_data;
+    if (t->warning[0] == '\0') tsr_tiff_format(t->warning, sizeof t->warning, module, fmt, ap);
     return 1;
 }
 
@@ -906,6 +910,8 @@ tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t er
 }
 
 const char *tsr_tiff_last_error(const tsr_tiff *t) { return t->message; }
+
+const char *tsr_tiff_first_warning(const tsr_tiff *t) { return t->warning; }
 
 void tsr_tiff_close(tsr_tiff *t) {
     if (t == NULL) return;

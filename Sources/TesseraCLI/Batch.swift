@@ -195,7 +195,7 @@ struct BatchCommand: ParsableCommand {
             }
         }
         if let report, let problem = FileSystem.writeProblem(report) {
-            FileHandle.standardError.write(Data("\(problem) (the --report file)\n".utf8))
+            StandardError.write("\(problem) (the --report file)\n")
             throw ExitCode(2)
         }
         let items = shard.map { BatchInputs.shard(batch.items, index: $0.index, of: $0.count) } ?? batch.items
@@ -241,8 +241,8 @@ struct BatchCommand: ParsableCommand {
         }
         let failed = results.filter { $0.status == .failed }.count
         if interrupted {
-            FileHandle.standardError.write(
-                Data("tessera: interrupted; no output was left half-written (--resume goes on from here)\n".utf8))
+            StandardError.write(
+                "tessera: interrupted; no output was left half-written (--resume goes on from here)\n")
             throw ExitCode(130)
         }
         if !quiet {
@@ -310,11 +310,11 @@ final class BatchProgressBar: Sendable {
             let seconds = Int(remaining.rounded())
             line += String(format: ", %d:%02d left", seconds / 60, seconds % 60)
         }
-        FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
+        StandardError.write((line + "\u{1B}[K"))
     }
 
     /// Clears the bar's line (before a message, and at the end).
     func clear() {
-        if last.withLock({ $0.drawn }) { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if last.withLock({ $0.drawn }) { StandardError.write("\r\u{1B}[K") }
     }
 }

@@ -123,7 +123,7 @@ struct ChainCommand: ParsableCommand {
     /// `chain:1:COLUMN: error: MESSAGE`, the chain, and a caret under the column.
     private func show(_ message: String, at column: Int) {
         let caret = String(repeating: " ", count: max(column - 1, 0)) + "^"
-        FileHandle.standardError.write(Data("chain:1:\(column): error: \(message)\n  \(chain)\n  \(caret)\n".utf8))
+        StandardError.write("chain:1:\(column): error: \(message)\n  \(chain)\n  \(caret)\n")
     }
 
     private func shellQuoted(_ text: String) -> String {

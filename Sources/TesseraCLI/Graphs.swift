@@ -261,7 +261,7 @@ struct RunArguments: ParsableArguments {
         }
         // A trace that cannot be written is found now, not after a long run.
         if let trace, let problem = FileSystem.writeProblem(trace) {
-            FileHandle.standardError.write(Data("\(problem) (the --trace file)\n".utf8))
+            StandardError.write("\(problem) (the --trace file)\n")
             throw ExitCode(1)
         }
         let cancellation = Cancellation()
@@ -297,7 +297,7 @@ struct RunArguments: ParsableArguments {
         } catch {
             bar?.finish()
             if error.isCancellation || cancellation.isCancelled {
-                FileHandle.standardError.write(Data("tessera: interrupted; no output was left half-written\n".utf8))
+                StandardError.write("tessera: interrupted; no output was left half-written\n")
                 throw ExitCode(130)
             }
             fail(error)
@@ -311,7 +311,7 @@ struct RunArguments: ParsableArguments {
                 throw ExitCode(1)
             }
         }
-        if stats { FileHandle.standardError.write(Data(report.statsTable().utf8)) }
+        if stats { StandardError.write(report.statsTable()) }
         if json {
             StandardOutput.print(graph.resultJSON(of: report), terminator: "")
             return
@@ -360,11 +360,11 @@ final class ProgressBar: Sendable {
         let line =
             "\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
             + "] \(percent)%"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardError.write(line)
     }
 
     func finish() {
-        if shown.withLock({ $0 }) >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown.withLock({ $0 }) >= 0 { StandardError.write("\r\u{1B}[K") }
     }
 }
 
@@ -422,7 +422,7 @@ struct Nodes: ParsableCommand {
         }
         guard let declaration = catalog.declaration(op: name) else {
             let hint = catalog.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? ""
-            FileHandle.standardError.write(Data("Error: no node named '\(name)'\(hint)\n".utf8))
+            StandardError.write("Error: no node named '\(name)'\(hint)\n")
             throw ExitCode(1)
         }
         StandardOutput.print(

@@ -55,7 +55,7 @@ struct Serve: ParsableCommand {
             report(error.diagnostics)
             throw ExitCode(2)
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            StandardError.write("Error: \(error)\n")
             throw ExitCode(1)
         }
         // Ctrl-C and SIGTERM only raise a flag, so the scratch folder is removed before the process ends.
@@ -66,7 +66,7 @@ struct Serve: ParsableCommand {
         do {
             _ = try server.start()
         } catch {
-            FileHandle.standardError.write(Data("Error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            StandardError.write("Error: cannot listen on \(host):\(port): \(error)\n")
             session.shutDown()
             throw ExitCode(1)
         }

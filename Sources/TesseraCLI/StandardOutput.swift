@@ -51,8 +51,8 @@ enum StandardOutput {
 
     static func fail(_ code: Int32) -> Never {
         if code == EPIPE { exit(0) }
-        FileHandle.standardError.write(
-            Data("tessera: cannot write to standard output: \(String(cString: strerror(code)))\n".utf8))
+        StandardError.write(
+            "tessera: cannot write to standard output: \(String(cString: strerror(code)))\n")
         exit(1)
     }
 }

@@ -58,8 +58,11 @@ enum TerminalText {
 /// Standard error, for messages: each written as one line, escaped (``TerminalText/escaped(_:)``), as
 /// any file name or text from a file in it may hold a line break or a terminal escape.
 enum StandardError {
+    /// `text` as it is (a progress bar's redraw, a table), never inside a decoder's captured lines.
+    static func write(_ text: String) { ImageFile.writeToStandardError(text) }
+
     static func line(_ text: String) {
-        FileHandle.standardError.write(Data((TerminalText.escaped(text) + "\n").utf8))
+        StandardError.write(TerminalText.escaped(text) + "\n")
     }
 
     /// `error` as one line, or a graph's errors as one line each (after `prefix`).

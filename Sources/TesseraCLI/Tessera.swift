@@ -22,7 +22,7 @@ struct TesseraCommand: ParsableCommand {
         // Damage a decoder reads past (--fail-on below it): one line per file, on stderr.
         ImageFile.setWarningHandler { warning in
             StandardOutput.flush()
-            FileHandle.standardError.write(Data("Warning: \(warning)\n".utf8))
+            StandardError.write("Warning: \(warning)\n")
         }
         do {
             var command = try parseAsRoot()
@@ -57,8 +57,8 @@ struct TesseraCommand: ParsableCommand {
         let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
         let names = configuration.subcommands.map { $0._commandName }
         let command = CommandLine.arguments.dropFirst().first.flatMap { names.contains($0) ? "tessera " + $0 : nil }
-        FileHandle.standardError.write(
-            Data("Error: \(message) (see '\(command ?? "tessera") --help')\n".utf8))
+        StandardError.write(
+            "Error: \(message) (see '\(command ?? "tessera") --help')\n")
         Foundation.exit(2)
     }
 }

@@ -38,7 +38,7 @@ struct Verify: ParsableCommand {
         }
         let declarations = catalog.declarations.filter { $0.origin != nil && (nodes.isEmpty || nodes.contains($0.op)) }
         if let missing = nodes.first(where: { catalog.declaration(op: $0)?.origin == nil }) {
-            FileHandle.standardError.write(Data("Error: the plugins declare no node named '\(missing)'\n".utf8))
+            StandardError.write("Error: the plugins declare no node named '\(missing)'\n")
             throw ExitCode(1)
         }
         let verifier = NodeVerifier(seed: seed)

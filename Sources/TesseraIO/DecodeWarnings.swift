@@ -10,6 +10,15 @@ extension ImageFile {
     }
 }
 
+extension ImageFile {
+    /// Writes the program's own `text` to stderr between the captures of what decoders print there, so
+    /// that none of it is taken into another file's message.
+    package static func writeToStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { tsr_stderr_write($0.baseAddress, $0.count) }
+    }
+}
+
 /// Where damage read past goes: one line per file, its first.
 enum DecodeWarnings {
     struct State {

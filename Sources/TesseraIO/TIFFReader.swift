@@ -141,6 +141,7 @@ package final class TIFFReader: PixelSource, Sendable {
             info.metadata.exif = TIFFDirectory.exifBlock(ofTIFF: path)
             try options.checkSize(width: geometry.width, height: geometry.height, path: path)
             try Self.checkMemory(tiff, geometry: geometry, layout: info.layout, path: path, options: options)
+            try Self.checkWarnings(tiff, path: path, options: options)
             self.geometry = geometry
             self.info = info
             self.options = options
@@ -193,6 +194,16 @@ package final class TIFFReader: PixelSource, Sendable {
     static func lastError(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String) -> String {
         let text = String(cString: tsr_tiff_last_error(tiff))
         return "TIFF: " + withoutFileName(text.isEmpty ? "unknown error" : text, path: path)
+    }
+
+    /// libtiff's first warning about the file (an unknown tag, a value it corrected) is damage of level
+    /// warning, as libvips counts it: read past with one line below `failOn: warning`, refused at it.
+    static func checkWarnings(_ tiff: UnsafeMutablePointer<tsr_tiff>, path: String, options: DecodeOptions) throws {
+        guard tsr_tiff_first_warning(tiff).pointee != 0 else { return }
+        let message = "TIFF: " + withoutFileName(String(cString: tsr_tiff_first_warning(tiff)), path: path)
+        guard options.readsPast(.warning, message: message, path: path) else {
+            throw ImageError(path: path, message: message)
+        }
     }
 
     /// libtiff names the file in some messages; ours already do.
@@ -585,6 +596,7 @@ package final class TIFFReader: PixelSource, Sendable {
                     (base + from).initializeMemory(as: UInt8.self, repeating: 0, count: bytes.count - from)
                 }
             }
+            try Self.checkWarnings(tiff, path: path, options: options)
             chunks.add(1, ordering: .relaxed)
             handle.recent[chunk] = (raw, 0)
             handle.use(chunk)
@@ -714,6 +726,7 @@ package final class TIFFReader: PixelSource, Sendable {
             if status == 0 {
                 throw ImageError(path: path, message: TIFFReader.lastError(tiff, path: path))
             }
+            try Self.checkWarnings(tiff, path: path, options: options)
             chunks.add(1, ordering: .relaxed)
             var buffer = PixelBuffer(region: Rect(width: width, height: height), channels: layout.channels)
             let scale: Float = 1 / 255

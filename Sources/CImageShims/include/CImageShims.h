@@ -39,6 +39,13 @@ typedef struct {
 /// A NULL `damage` fails on everything.
 int tsr_damage_note(tsr_damage *damage, int kind, const char *format, ...) __attribute__((format(printf, 3, 4)));
 
+// MARK: Standard error
+
+/// Writes `length` bytes of `text` to stderr, never while a decoder's own printing is being caught (HEIF's
+/// decoder plugins print to stderr; their lines are taken into the message about their file): a line of
+/// the program's written at that moment would be taken into another file's message.
+void tsr_stderr_write(const char *text, size_t length);
+
 // MARK: Metadata
 
 /// What travels with an image besides its pixels: its ICC profile, its EXIF block (a TIFF structure,
@@ -167,6 +174,7 @@ struct tiff;
 typedef struct {
     struct tiff *tif;
     char message[1024];  // the last error libtiff reported for this file
+    char warning[512];   // the first warning libtiff gave for this file, "" for none
 } tsr_tiff;
 
 /// `mode` as for TIFFOpen ("r", "w", "w8" for BigTIFF). Returns NULL with a message on failure.
@@ -174,6 +182,8 @@ tsr_tiff *tsr_tiff_open(const char *path, const char *mode, char *err, size_t er
 void tsr_tiff_close(tsr_tiff *t);
 /// The last error libtiff reported for this file, or "" (the message is copied out of the tuple Swift sees).
 const char *tsr_tiff_last_error(const tsr_tiff *t);
+/// The first warning libtiff gave for this file (an unknown tag, a bad value it corrected), or "".
+const char *tsr_tiff_first_warning(const tsr_tiff *t);
 
 // TIFFGetField and TIFFSetField are variadic; these are typed. Getters return 1 when the tag is present
 // (or has a default), 0 otherwise.
