@@ -89,16 +89,18 @@ enum DocumentParser {
     }
 
     /// Where the text first nests collections more than ``maximumDepth`` deep, or first holds more than
-    /// ``maximumValues`` values (before aliases are expanded), with the message saying which; nil when it
-    /// does neither, or has a syntax error before (composing it reports that).
+    /// ``maximumValues`` values, before or once its aliases are expanded, with the message saying which;
+    /// nil when it does none of these, or has a syntax error before (composing it reports that).
     ///
     /// This reads libyaml's event stream (mapping and sequence starts and ends, scalars, aliases), the
     /// parser Yams itself runs, so it counts nesting exactly as the composer will meet it: flow brackets,
     /// block indentation, `- - -` and `? ` keys on one line, with quotes, escapes, comments and block
     /// scalars read by YAML's rules, not guessed by a scan of the characters (which an apostrophe in a
-    /// comment once fooled, letting a 10 KB file overflow the stack).
+    /// comment once fooled, letting a 10 KB file overflow the stack). Each anchor's value is counted as it
+    /// ends, so an alias counts what it would expand to without expanding it: a "billion laughs" file is
+    /// refused as soon as its count passes the limit, not after composing a million values.
     ///
-    /// - Cost: one pass over the text with libyaml; memory for its stacks only, no tree.
+    /// - Cost: one pass over the text with libyaml; memory for its stacks and one count per anchor, no tree.
     static func outsideLimits(_ text: String) -> (line: Int, column: Int, message: String)? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { return nil }
@@ -107,8 +109,15 @@ enum DocumentParser {
         return bytes.withUnsafeMutableBufferPointer { buffer in
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            var depth = 0
             var values = 0
+            // Values once aliases are expanded; the collections open (the count when each began, and its
+            // anchor); what each anchor's value expands to.
+            var expanded = 0
+            var open: [(start: Int, anchor: String?)] = []
+            var anchored: [String: Int] = [:]
+            func name(_ anchor: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+                anchor.map { String(cString: $0) }
+            }
             while true {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
@@ -116,15 +125,24 @@ enum DocumentParser {
                 let (line, column) = (Int(event.start_mark.line) + 1, Int(event.start_mark.column) + 1)
                 switch event.type {
                 case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
-                    depth += 1
+                    let anchor =
+                        event.type == YAML_SEQUENCE_START_EVENT
+                        ? name(event.data.sequence_start.anchor) : name(event.data.mapping_start.anchor)
+                    open.append((expanded, anchor))
                     values += 1
-                    if depth > maximumDepth {
+                    expanded += 1
+                    if open.count > maximumDepth {
                         return (line, column, "the file nests values more than \(maximumDepth) levels deep")
                     }
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-                    depth -= 1
-                case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT:
+                    if let (start, anchor) = open.popLast(), let anchor { anchored[anchor] = expanded - start }
+                case YAML_SCALAR_EVENT:
                     values += 1
+                    expanded += 1
+                    if let anchor = name(event.data.scalar.anchor) { anchored[anchor] = 1 }
+                case YAML_ALIAS_EVENT:
+                    values += 1
+                    expanded += name(event.data.alias.anchor).flatMap { anchored[$0] } ?? 1
                 case YAML_STREAM_END_EVENT:
                     return nil
                 default:
@@ -132,6 +150,11 @@ enum DocumentParser {
                 }
                 if values > maximumValues {
                     return (line, column, "the file holds more than \(maximumValues) values")
+                }
+                if expanded > maximumValues {
+                    return (
+                        line, column, "the file holds more than \(maximumValues) values once its aliases are expanded"
+                    )
                 }
             }
         }

@@ -78,21 +78,21 @@ import Testing
     }
 
     /// A big shrink reads its input a band of rows at a time (resize's rows pass is scheduled in cells),
-    /// never the whole input at once: a 4096x4096 image made into a 64-pixel thumbnail asks its source
-    /// for at most a tile's rows across the width (4096 x 256), not 4096 x 4096.
+    /// never the whole input at once: a 2048x2048 image made into a 64-pixel thumbnail asks its source
+    /// for at most a tile's rows across the width (2048 x 128), not 2048 x 2048.
     @Test func aBigShrinkReadsItsInputInBands() throws {
         let text = """
             version: 1
             nodes:
-              large: { op: testLarge, size: 4096 }
+              large: { op: testLarge, size: 2048 }
               small: { op: resize, input: large, width: 64, interpolation: lanczos3 }
               end:   { op: testSink, input: small }
             """
         let graph = try Graph.parse(text, file: "g.yaml", baseFolder: "", catalog: testCatalog)
         TestLarge.largestRequest.withLock { $0 = 0 }
-        try graph.run(options: RunOptions(threads: 2, tileSize: 256))
+        try graph.run(options: RunOptions(threads: 2, tileSize: 128))
         let largest = TestLarge.largestRequest.withLock { $0 }
-        #expect(largest > 0 && largest <= 4096 * 256, "largest request \(largest) pixels")
+        #expect(largest > 0 && largest <= 2048 * 128, "largest request \(largest) pixels")
     }
 
     /// A program may run graphs from Dispatch's own threads, several at once. Each run renders on its

@@ -94,16 +94,29 @@ import Testing
     /// A photo-like JPEG of `side` x `side`: the example astronaut enlarged (lanczos3) and saved at quality
     /// 90, made in `folder` by a graph.
     static func photoJPEG(side: Int, in folder: URL) throws -> String {
-        let astronaut = repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path
-        let path = folder.appendingPathComponent("photo-\(side).jpg").path
-        try runGraph(
-            [
-                "a: { op: load, path: \(astronaut) }",
-                "b: { op: resize, input: a, width: \(side), height: \(side), interpolation: lanczos3 }",
-                "c: { op: save, input: b, path: \(path), quality: 90 }",
-            ], named: "make.yaml", in: folder)
-        return path
+        let path = folder.appendingPathComponent("photo-\(side).jpg")
+        let made = try madePhotos.withLock { made in
+            if let bytes = made[side] { return bytes }
+            let bytes = try withTemporaryFolder { scratch in
+                let astronaut = repositoryRoot.appendingPathComponent("Examples/images/astronaut.png").path
+                let written = scratch.appendingPathComponent("photo.jpg")
+                try runGraph(
+                    [
+                        "a: { op: load, path: \(astronaut) }",
+                        "b: { op: resize, input: a, width: \(side), height: \(side), interpolation: lanczos3 }",
+                        "c: { op: save, input: b, path: \(written.path), quality: 90 }",
+                    ], named: "make.yaml", in: scratch)
+                return try Data(contentsOf: written)
+            }
+            made[side] = bytes
+            return bytes
+        }
+        try made.write(to: path)
+        return path.path
     }
+
+    /// The photos ``photoJPEG(side:in:)`` made, by side: made once for the tests that share them.
+    static let madePhotos = Locked<[Int: Data]>([:])
 
     /// RGB noise, every sample drawn at random (a fixed seed), `width` x `height`, saved at quality 90:
     /// the most detail per pixel a JPEG holds.
