@@ -16,15 +16,10 @@ import pathlib
 import sys
 import time
 
-try:
-    from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException, WebDriverException
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError as error:
-    print(f"skip: python3-selenium is not installed ({error})")
-    sys.exit(77)
+import headless_chromium
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def main():
@@ -35,16 +30,7 @@ def main():
     parser.add_argument("--timeout", type=float, default=20)
     args = parser.parse_args()
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-proxy-server", "--window-size=1440,1000", "--hide-scrollbars"]:
-        options.add_argument(flag)
-    try:
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    except WebDriverException as error:
-        print(f"skip: Chromium does not start: {error.msg}")
-        sys.exit(77)
+    driver = headless_chromium.start("--window-size=1440,1000", "--hide-scrollbars")
     started = time.monotonic()
     wait = WebDriverWait(driver, args.timeout, poll_frequency=0.1)
 

@@ -29,13 +29,7 @@ import threading
 import time
 import urllib.request
 
-try:
-    from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-except ImportError as error:
-    print(f"skip: python3-selenium is not installed ({error})")
-    sys.exit(77)
+import headless_chromium
 
 EVIL = """<!doctype html><meta charset="utf-8"><title>evil</title>
 <iframe name="sink" style="display:none"></iframe>
@@ -118,16 +112,7 @@ def main():
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     evil_port = httpd.server_address[1]
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
-                 "--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.test 127.0.0.1"]:
-        options.add_argument(flag)
-    try:
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    except WebDriverException as error:
-        print(f"skip: Chromium does not start: {error.msg}")
-        sys.exit(77)
+    driver = headless_chromium.start("--host-resolver-rules=MAP evil.test 127.0.0.1, MAP rebind.test 127.0.0.1")
     failures = []
     try:
         driver.get(url)  # the user's own page: the browser now holds the token's cookie

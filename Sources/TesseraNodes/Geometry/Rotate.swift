@@ -270,14 +270,8 @@ struct Rotate: Node {
                                     }
                                     let top = p00 * (1 - tx) + p10 * tx
                                     let bottom = p01 * (1 - tx) + p11 * tx
-                                    value = top * (1 - ty) + bottom * ty
-                                    if premultiplied {
-                                        let alpha = value.w
-                                        value = alpha > 0 ? value / alpha : .zero
-                                        value.w = Swift.min(Swift.max(alpha, 0), 1)
-                                    } else if !hasAlpha {
-                                        value.w = 1
-                                    }
+                                    value = Self.straight(
+                                        top * (1 - ty) + bottom * ty, premultiplied: premultiplied, hasAlpha: hasAlpha)
                                     UnsafeMutableRawPointer(o + column &* 4).storeBytes(
                                         of: value, as: SIMD4<Float>.self)
                                     continue
@@ -310,18 +304,27 @@ struct Rotate: Node {
                                     value += line * wy[j]
                                 }
                             }
-                            if premultiplied {
-                                let alpha = value.w
-                                value = alpha > 0 ? value / alpha : .zero
-                                value.w = Swift.min(Swift.max(alpha, 0), 1)
-                            } else if !hasAlpha {
-                                value.w = 1
-                            }
+                            value = Self.straight(value, premultiplied: premultiplied, hasAlpha: hasAlpha)
                             PointLoop.store(value, o + column &* channels, channels: channels)
                         }
                     }
                 }
             }
+        }
+
+        /// An interpolated pixel made straight again: divided by its alpha where the taps were
+        /// premultiplied, or made opaque where the image has no alpha.
+        @inline(__always)
+        static func straight(_ value: SIMD4<Float>, premultiplied: Bool, hasAlpha: Bool) -> SIMD4<Float> {
+            if premultiplied {
+                let alpha = value.w
+                var result = alpha > 0 ? value / alpha : .zero
+                result.w = Swift.min(Swift.max(alpha, 0), 1)
+                return result
+            }
+            var result = value
+            if !hasAlpha { result.w = 1 }
+            return result
         }
 
         /// `value.rounded(.down)` as an integer, without the call to libm's floor that baseline x86-64 makes.
