@@ -310,7 +310,7 @@ final class BatchProgressBar: Sendable {
             let seconds = Int(remaining.rounded())
             line += String(format: ", %d:%02d left", seconds / 60, seconds % 60)
         }
-        StandardError.write((line + "\u{1B}[K"))
+        StandardError.write(line + "\u{1B}[K")
     }
 
     /// Clears the bar's line (before a message, and at the end).
