@@ -48,8 +48,9 @@ let package = Package(
         // HEIF/AVIF decode whole images through the same shims (formats.c).
         .target(
             name: "CImageShims", dependencies: ["CPNG", "CTIFF", "CJPEG", "CWebP", "CGIF", "CHEIF"],
-            // libwebpmux's pkg-config names libwebp but not the demuxer, which lives beside them.
-            linkerSettings: [.linkedLibrary("webpdemux")]),
+            // libwebpmux's pkg-config names libwebp but not the demuxer, which lives beside them; the PNG
+            // writer deflates its image data with zlib itself (pngstream.c), which libpng-dev brings.
+            linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("z")]),
         // The plugin ABI: the only types that cross between Tessera and a plugin shared library.
         .target(name: "CTesseraPlugin"),
 
@@ -118,7 +119,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraSIMD"]),
         .testTarget(
-            name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF"],
+            name: "TesseraIOTests", dependencies: ["TesseraIO", "CImageShims", "CTIFF", "TesseraTesting"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "TesseraNodesTests",

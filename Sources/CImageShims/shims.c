@@ -433,20 +433,18 @@ tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t h
         png_set_pHYs(w->png, w->info, ppm, ppm, PNG_RESOLUTION_METER);
     }
     png_write_info(w->png, w->info);
-    if (bit_depth == 16 && is_little_endian()) {
-        png_set_swap(w->png);
-    }
     return w;
 }
 
-int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
-                       size_t errlen) {
+int tsr_png_write_idat(tsr_png_writer *w, const uint8_t *data, size_t length, char *err, size_t errlen) {
     if (setjmp(png_jmpbuf(w->png))) {
         copy_message(err, errlen, w->errors.message);
         return -1;
     }
-    for (uint32_t row = 0; row < count; row++) {
-        png_write_row(w->png, buffer + (size_t)row * stride);
+    // Chunks of at most 256 KB: any length is valid, and readers that hold a chunk whole stay small.
+    for (size_t start = 0; start < length; start += 262144) {
+        size_t size = length - start < 262144 ? length - start : 262144;
+        png_write_chunk(w->png, (png_const_bytep) "IDAT", data + start, size);
     }
     return 0;
 }
@@ -456,7 +454,9 @@ int tsr_png_writer_finish(tsr_png_writer *w, char *err, size_t errlen) {
         copy_message(err, errlen, w->errors.message);
         return -1;
     }
-    png_write_end(w->png, NULL);
+    // The image data went out as IDAT chunks made here (tsr_png_write_idat), which libpng does not count
+    // as its own: png_write_end would refuse, and with no info to write it writes only IEND.
+    png_write_chunk(w->png, (png_const_bytep) "IEND", NULL, 0);
     FILE *file = w->file;
     w->file = NULL;
     if (fflush(file) != 0 || ferror(file)) {

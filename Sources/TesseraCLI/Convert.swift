@@ -21,8 +21,13 @@ struct Convert: ParsableCommand {
     @OptionGroup var decoding: DecodeArguments
 
     func run() throws {
+        let format = try ImageFormat.forWriting(path: output)
         let options = try encoding.options(for: output)
-        let (_, image) = try ImageFile.load(path: input, options: decoding.options)
-        try ImageFile.save(image, to: output, options: options)
+        if let problem = options.problems(for: format, imageDepth: nil).first {
+            throw ImageError(path: output, message: problem.message)
+        }
+        try runSaving(
+            ("load", "load", decoding.loadParameters(path: input)), to: output,
+            saveParameters: encoding.saveParameters(for: format))
     }
 }

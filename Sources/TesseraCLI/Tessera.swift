@@ -92,6 +92,15 @@ struct DecodeArguments: ParsableArguments {
         return options
     }
 
+    /// The `load` node's parameters for `path` read with these options.
+    func loadParameters(path: String) -> [String: Literal] {
+        [
+            "path": .string(path), "maxPixels": .integer(maxPixels),
+            "maxMemory": .integer(maxMemory.flatMap(DecodeOptions.parseBytes) ?? 0),
+            "keepOrientation": .bool(keepOrientation), "failOn": .string(failOn.rawValue), "frame": .integer(frame),
+        ]
+    }
+
     func validate() throws {
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
         guard frame >= 0 else { throw ValidationError("--frame counts from 0") }

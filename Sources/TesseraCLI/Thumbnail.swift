@@ -115,13 +115,10 @@ struct Thumbnail: ParsableCommand {
             throw ImageError(path: output, message: problem.message)
         }
         let box = Self.box(size) ?? Box()
-        var thumbnail: [String: Literal] = [
-            "path": .string(input), "shrinkOnLoad": .bool(shrinkOnLoad),
-            "keepOrientation": .bool(decoding.keepOrientation),
-            "maxPixels": .integer(decoding.maxPixels),
-            "maxMemory": .integer(decoding.maxMemory.flatMap(DecodeOptions.parseBytes) ?? 0),
-            "failOn": .string(decoding.failOn.rawValue),
-        ]
+        // The thumbnail node reads the first frame: it has load's other decoding parameters.
+        var thumbnail = decoding.loadParameters(path: input)
+        thumbnail["frame"] = nil
+        thumbnail["shrinkOnLoad"] = .bool(shrinkOnLoad)
         if let fit = fit ?? box.fit { thumbnail["fit"] = .string(fit) }
         if let interpolation { thumbnail["interpolation"] = .string(interpolation) }
         if let width = box.width, box.width == box.height, !size.lowercased().contains("x") {
@@ -130,23 +127,35 @@ struct Thumbnail: ParsableCommand {
             if let width = box.width { thumbnail["width"] = .integer(width) }
             if let height = box.height { thumbnail["height"] = .integer(height) }
         }
-        var builder = GraphBuilder()
-        builder.add("thumbnail", op: "thumbnail", thumbnail)
-        builder.add(
-            "save", op: "save",
-            encoding.saveParameters(for: format).merging(["input": "thumbnail", "path": .string(output)]) { $1 })
-        let graph: Graph
-        do {
-            // No base folder: paths stay as written, so messages name the files as the user did.
-            graph = try builder.build(catalog: Self.catalog, baseFolder: "")
-        } catch {
-            report(error.diagnostics)
-            throw ExitCode(2)
-        }
-        do {
-            try graph.run()
-        } catch {
-            throw ImageError(message: error.message)
-        }
+        try runSaving(
+            ("thumbnail", "thumbnail", thumbnail), to: output,
+            saveParameters: encoding.saveParameters(for: format))
+    }
+}
+
+/// Runs a command's two-node graph, `source` (its name, op and parameters) saved to `output` with
+/// `saveParameters`, through the engine as any graph runs: tiles on the workers, and the PNG writer's
+/// compression too. A graph error is reported as the graph's diagnostics (status 2); a run error as the
+/// one line naming the file.
+func runSaving(
+    _ source: (name: String, op: String, parameters: [String: Literal]), to output: String,
+    saveParameters: [String: Literal]
+) throws {
+    var builder = GraphBuilder()
+    builder.add(source.name, op: source.op, source.parameters)
+    builder.add(
+        "save", op: "save", saveParameters.merging(["input": .string(source.name), "path": .string(output)]) { $1 })
+    let graph: Graph
+    do {
+        // No base folder: paths stay as written, so messages name the files as the user did.
+        graph = try builder.build(catalog: Thumbnail.catalog, baseFolder: "")
+    } catch {
+        report(error.diagnostics)
+        throw ExitCode(2)
+    }
+    do {
+        try graph.run()
+    } catch {
+        throw ImageError(message: error.message)
     }
 }

@@ -194,9 +194,27 @@ enum PNGCodec {
             throw ImageError(message: "cannot write PNG: \(error.message)")
         }
         defer { tsr_png_writer_close(writer) }
-        try RowBands.write(
-            image, format: "PNG", fileChannels: fileChannels, sixteenBit: sixteen,
-            rows: { tsr_png_write_rows(writer, $0, $1, $2, $3, ShimError.capacity) },
-            finish: { tsr_png_writer_finish(writer, $0, ShimError.capacity) })
+        let rowBytes = image.width * fileChannels * (sixteen ? 2 : 1)
+        var stream = PNGStream(
+            rowBytes: rowBytes, bytesPerPixel: fileChannels * (sixteen ? 2 : 1), sixteenBit: sixteen,
+            level: options.pngLevel)
+        let encoder = Samples.encoder(
+            channels: image.channels, fileChannels: fileChannels, depth: sixteen ? .uint16 : .uint8)
+        var pixels = PixelBuffer(region: .empty, channels: image.channels)
+        var rows = [UInt8](repeating: 0, count: rowBytes * Swift.min(image.height, stream.groupRows))
+        for group in image.extent.tiles(width: image.width, height: stream.groupRows) {
+            try rows.withUnsafeMutableBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                try image.encode(group, with: encoder, scratch: &pixels, into: base, rowBytes: rowBytes)
+            }
+            try stream.add(rows, count: group.height, last: group.maxY == image.height) { bytes in
+                if tsr_png_write_idat(writer, bytes.baseAddress, bytes.count, &error.buffer, ShimError.capacity) != 0 {
+                    throw ImageError(message: "cannot write PNG: \(error.message)")
+                }
+            }
+        }
+        if tsr_png_writer_finish(writer, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(message: "cannot write PNG: \(error.message)")
+        }
     }
 }

@@ -107,11 +107,30 @@ typedef struct tsr_png_writer tsr_png_writer;
 /// iTXt chunk; `dpi` above 0 as a pHYs chunk (pixels per metre, `dpi / 0.0254` rounded).
 tsr_png_writer *tsr_png_writer_open(const char *path, uint32_t width, uint32_t height, int channels, int bit_depth,
                                     int level, const tsr_metadata *metadata, double dpi, char *err, size_t errlen);
-int tsr_png_write_rows(tsr_png_writer *w, const uint8_t *buffer, size_t stride, uint32_t count, char *err,
-                       size_t errlen);
-/// Writes the end of the file and closes it.
+/// Writes `length` bytes of the zlib stream of the image's filtered rows as IDAT chunks.
+int tsr_png_write_idat(tsr_png_writer *w, const uint8_t *data, size_t length, char *err, size_t errlen);
+/// Writes the end of the file (IEND) and closes it.
 int tsr_png_writer_finish(tsr_png_writer *w, char *err, size_t errlen);
 void tsr_png_writer_close(tsr_png_writer *w);
+
+/// Filters `count` rows of `row_bytes` bytes (`stride` apart from `rows`; 16-bit samples in native byte
+/// order when `swap16`) into `out`, each a filter type byte and its filtered bytes, `row_bytes + 1`
+/// apart: the filter of the five with the least magnitude sum, as libpng with all filters on.
+/// `previous` is the row above the first (as stored in `rows`), NULL for the image's first row.
+/// Returns 0, or -1 when out of memory.
+int tsr_png_filter_rows(const uint8_t *rows, size_t stride, uint32_t count, const uint8_t *previous,
+                        size_t row_bytes, int bytes_per_pixel, int swap16, uint8_t *out);
+/// The most bytes ``tsr_png_deflate_piece`` writes for `length` bytes.
+size_t tsr_png_deflate_bound(size_t length);
+/// Deflates `data` at zlib `level` as one piece of a stream: raw deflate, with the bytes before it in
+/// the stream (`dictionary`, its last 32 KB used) as its window, ending on a byte boundary (a sync
+/// flush), or ending the stream when `last`. Pieces made this way, put end to end after a zlib header
+/// and followed by the Adler-32 of all their data, are one zlib stream. Writes at most `capacity` bytes
+/// to `out`, `*adler` the Adler-32 of `data` alone; returns the bytes written, or -1.
+long tsr_png_deflate_piece(const uint8_t *data, size_t length, const uint8_t *dictionary, size_t dictionary_length,
+                           int level, int last, uint8_t *out, size_t capacity, uint32_t *adler);
+/// The Adler-32 of two pieces of data put end to end, from each one's and the second's length.
+uint32_t tsr_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
 
 // MARK: JPEG reading
 
