@@ -9,7 +9,8 @@
 # Sections:
 #   daily     a first day's jobs as whole processes against the vips CLI with its defaults, on a 12 MP
 #             photo (4200x2800) as JPEG, PNG and 16-bit TIFF: resizes, quarter turns, flips, a 17-degree
-#             turn, a centre crop, a blur, grayscale, JPEG to PNG and WebP, a PNG thumbnail. The issue
+#             turn, a centre crop, a blur, grayscale, JPEG to PNG and WebP, PNG and WebP to JPEG, a PNG
+#             thumbnail, a resize to 800 px wide (a web export). The issue
 #             asks each at most 1.0x vips' time and 1.5x its peak memory, and a PNG no more than 10%
 #             larger than vips'.
 #   codecs    `tessera convert` against `vips copy` on a 3840x2160 photo: PNG 8/16-bit, TIFF, JPEG.
@@ -125,7 +126,8 @@ has_node() { "$TESSERA" nodes | awk '{ print $1 }' | grep -qx "$1"; }
 # noise of sigma 12 added, so that it compresses like a photo and not like an upscale; as JPEG Q90 (vips
 # writes 4:4:4 at Q>=90), PNG, and 16-bit TIFF (x257).
 make_daily_inputs() {
-    [[ $(vipsheader -f width day.jpg 2>/dev/null) == 4200 ]] && [[ -f day.png && -f day16.tif ]] && return
+    [[ $(vipsheader -f width day.jpg 2>/dev/null) == 4200 ]] && [[ -f day.png && -f day16.tif && -f day.webp ]] &&
+        return
     vips resize "$ROOT/Examples/images/coffee.png" day-big.v 7
     vips gaussnoise day-noise.v 4200 2800 --sigma 12
     vips bandjoin "day-noise.v day-noise.v day-noise.v" day-noise3.v
@@ -133,6 +135,7 @@ make_daily_inputs() {
     vips cast day-sum.v day.v uchar
     vips copy day.v "day.jpg[Q=90]"
     vips copy day.v day.png
+    vips copy day.v day.webp
     vips linear day.v day-wide.v 257 0
     vips cast day-wide.v day16.v ushort
     vips copy day16.v day16.tif --interpretation rgb16
@@ -187,6 +190,8 @@ daily() {
     pair "jpeg resize 0.4" "vips resize day.jpg v-r04.jpg 0.4" "$t chain day.jpg resize~factor=0.4 t-r04.jpg"
     pair "jpeg resize to 1600 wide" "vips resize day.jpg v-r1600.jpg 0.380952380952381" \
         "$t chain day.jpg resize~width=1600 t-r1600.jpg"
+    pair "jpeg resize to 800 wide" "vips resize day.jpg v-r800.jpg 0.19047619047619047" \
+        "$t chain day.jpg resize~width=800 t-r800.jpg"
     pair "jpeg rotate 90" "vips rot day.jpg v-rot90.jpg d90" "$t chain day.jpg rotate~angle=-90 t-rot90.jpg"
     pair "jpeg rotate 180" "vips rot day.jpg v-rot180.jpg d180" "$t chain day.jpg rotate~angle=180 t-rot180.jpg"
     pair "jpeg rotate 270" "vips rot day.jpg v-rot270.jpg d270" "$t chain day.jpg rotate~angle=90 t-rot270.jpg"
@@ -202,6 +207,8 @@ daily() {
     pair "jpeg grayscale" "vips colourspace day.jpg v-gray.jpg b-w" "$t chain day.jpg grayscale t-gray.jpg"
     pair "jpeg to png" "vips copy day.jpg v-day.png" "$t convert day.jpg t-day.png"
     pair "jpeg to webp" "vips copy day.jpg v-day.webp" "$t convert day.jpg t-day.webp"
+    pair "png to jpeg" "vips copy day.png v-p2j.jpg" "$t convert day.png t-p2j.jpg"
+    pair "webp to jpeg" "vips copy day.webp v-w2j.jpg" "$t convert day.webp t-w2j.jpg"
     pair "png rotate 270" "vips rot day.png v-prot.png d270" "$t chain day.png rotate~angle=90 t-prot.png"
     pair "png resize 0.4" "vips resize day.png v-pr04.png 0.4" "$t chain day.png resize~factor=0.4 t-pr04.png"
     pair "png thumbnail 320" "vips thumbnail day.png v-thumb.jpg 320" "$t thumbnail day.png t-thumb.jpg --size 320"

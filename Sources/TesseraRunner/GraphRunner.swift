@@ -193,11 +193,12 @@ extension Graph {
     static func materialize(_ value: NodeValue, kept node: String, monitor: RunMonitor) throws -> NodeValue {
         guard case .image(let image) = value else { return value }
         monitor.beginStage(pixels: image.extent.area)
-        let progress = try planAndServe(reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
+        let (progress, tile) = try planAndServe(
+            reader: node, images: [image], role: .sink, sparse: false, monitor: monitor)
         defer { PassPlan.end(roots: [image]) }
         let kept: any PixelSource
         if image.depth == .float32 {
-            let parallel = ParallelSource(image: image, monitor: monitor, role: .sink, progress: progress)
+            let parallel = ParallelSource(image: image, monitor: monitor, role: .sink, progress: progress, tile: tile)
             kept = BufferSource(buffer: try image.withSource(parallel).pixels())
         } else {
             let format = SampleFormat(depth: image.depth, bands: image.layout.fileChannels)
@@ -210,7 +211,7 @@ extension Graph {
                 guard let base = target.baseAddress else { return }
                 // The workers encode the bands straight into the kept bytes.
                 let parallel = ParallelSource(
-                    image: image, monitor: monitor, progress: progress, into: base, rowBytes: rowBytes)
+                    image: image, monitor: monitor, progress: progress, into: base, rowBytes: rowBytes, tile: tile)
                 do {
                     try image.withSource(parallel).encode(
                         image.extent, with: image.encoder(for: format), scratch: &scratch, into: base,
@@ -246,16 +247,18 @@ extension Graph {
         reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool, monitor: RunMonitor
     ) throws -> [ParallelSource] {
         guard !images.isEmpty else { return [] }
-        let progress = try planAndServe(reader: reader, images: images, role: role, sparse: sparse, monitor: monitor)
+        let (progress, tile) = try planAndServe(
+            reader: reader, images: images, role: role, sparse: sparse, monitor: monitor)
         return images.enumerated().map { root, image in
-            ParallelSource(image: image, monitor: monitor, role: role, progress: progress, root: root)
+            ParallelSource(image: image, monitor: monitor, role: role, progress: progress, root: root, tile: tile)
         }
     }
 
-    /// Plans the pass and sets the images up, returning the progress the pass's readers report to.
+    /// Plans the pass and sets the images up, returning the progress the pass's readers report to and
+    /// the side of the pass's tiles.
     static func planAndServe(
         reader: String, images: [Image], role: ParallelSource.Role, sparse: Bool, monitor: RunMonitor
-    ) throws -> PassProgress {
+    ) throws -> (progress: PassProgress, tile: Int) {
         let progress = PassProgress(roots: images.count)
         let options = monitor.options
         let plan = try PassPlan.make(
@@ -263,7 +266,7 @@ extension Graph {
             ahead: ParallelSource.ahead(role: role, threads: options.threads), diskThreshold: options.diskThreshold,
             sparse: sparse, apply: progress)
         monitor.recordPass(plan)
-        return progress
+        return (progress, plan.tileSize)
     }
 
     /// A failure while `node` ran, named after the node whose pixels failed.

@@ -41,14 +41,17 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
 
     /// Reads `image` for a reader in `role`; `progress` learns, as root `root` of its pass, which band
     /// is the lowest not finished.
-    package init(image: Image, monitor: RunMonitor, role: Role, progress: PassProgress? = nil, root: Int = 0) {
+    /// `tile`: the pass's tile side (``PassPlan/tileSize``), by default the run's.
+    package init(
+        image: Image, monitor: RunMonitor, role: Role, progress: PassProgress? = nil, root: Int = 0, tile: Int? = nil
+    ) {
         self.image = image
         self.monitor = monitor
         self.role = role
         self.progress = progress
         self.root = root
         target = nil
-        let tile = monitor.options.tileSize
+        let tile = tile ?? monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
     }
@@ -58,7 +61,7 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     /// with `base`) then copies nothing.
     package init(
         image: Image, monitor: RunMonitor, progress: PassProgress? = nil, into base: UnsafeMutableRawPointer,
-        rowBytes: Int
+        rowBytes: Int, tile: Int? = nil
     ) {
         self.image = image
         self.monitor = monitor
@@ -66,7 +69,7 @@ package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
         self.progress = progress
         root = 0
         target = Target(base: base, rowBytes: rowBytes)
-        let tile = monitor.options.tileSize
+        let tile = tile ?? monitor.options.tileSize
         self.tile = tile
         bandCount = (image.height + tile - 1) / tile
     }

@@ -67,6 +67,9 @@ package struct PassPlan: Sendable {
     /// The node whose reads this pass serves.
     package var reader: String
     package var tileSize: Int
+    /// The run's tile size and what the pass would hold in it, when the pass takes smaller tiles
+    /// (``make(reader:roots:tileSize:ahead:diskThreshold:sparse:apply:)``).
+    package var narrowed: (tileSize: Int, heldBytes: Int)?
     /// Bands of tiles the pass reads.
     package var bands: Int
     /// Consumers first, sources last.
@@ -85,9 +88,47 @@ extension PassPlan {
     ///
     /// With `apply`, each image's ``ScheduledSource`` is set up to serve as decided, reporting to
     /// `progress`; without, nothing changes (`tessera run --plan`).
+    ///
+    /// A pass whose bands read most of a large image at once (a resize to a fifth: each band of 256 rows
+    /// reads 1300 rows of its input, and the band ahead as many) keeps that image whole. It takes tiles of
+    /// a half or a quarter of `tileSize` instead (not under 64) where they hold a quarter less and 16 MiB
+    /// less at least, those holding the least, so that it streams through windows as libvips' thin
+    /// strips do.
     package static func make(
         reader: String, roots: [Image], tileSize: Int, ahead: Int, diskThreshold: Int, sparse: Bool = false,
         apply progress: PassProgress? = nil
+    ) throws -> PassPlan {
+        func plan(_ tile: Int, _ progress: PassProgress?) throws -> PassPlan {
+            try make(
+                reader: reader, roots: roots, tile: tile, ahead: ahead, diskThreshold: diskThreshold, sparse: sparse,
+                apply: progress)
+        }
+        let full = try plan(tileSize, nil)
+        var chosen = full
+        // Smaller tiles only pay where much is held: below that, the larger tiles' fewer requests win.
+        if full.heldBytes >= narrowingThreshold {
+            for tile in [tileSize / 2, tileSize / 4] where tile >= 64 {
+                let smaller = try plan(tile, nil)
+                let saved = full.heldBytes - smaller.heldBytes
+                if saved * 4 >= full.heldBytes, saved >= narrowingThreshold / 2, smaller.heldBytes < chosen.heldBytes {
+                    chosen = smaller
+                }
+            }
+        }
+        if chosen.tileSize != tileSize { chosen.narrowed = (tileSize, full.heldBytes) }
+        guard let progress else { return chosen }
+        var applied = try plan(chosen.tileSize, progress)
+        applied.narrowed = chosen.narrowed
+        return applied
+    }
+
+    /// Bytes a pass holds in the run's tiles from which smaller ones are tried: 32 MiB.
+    static let narrowingThreshold = 32 << 20
+
+    /// ``make(reader:roots:tileSize:ahead:diskThreshold:sparse:apply:)`` in tiles of `tileSize`.
+    private static func make(
+        reader: String, roots: [Image], tile tileSize: Int, ahead: Int, diskThreshold: Int, sparse: Bool,
+        apply progress: PassProgress?
     ) throws -> PassPlan {
         var planner = Planner(tileSize: tileSize, ahead: ahead, diskThreshold: diskThreshold, sparse: sparse)
         for root in roots { planner.discover(root.source) }
@@ -109,7 +150,7 @@ extension PassPlan {
         if let progress {
             for (index, decision) in planner.decisions { try planner.vertices[index].source.serve(decision, progress) }
         }
-        return PassPlan(reader: reader, tileSize: tileSize, bands: bands, entries: entries)
+        return PassPlan(reader: reader, tileSize: tileSize, narrowed: nil, bands: bands, entries: entries)
     }
 
     /// Ends the pass for every image `roots` read: caches and per-pass stores are dropped.

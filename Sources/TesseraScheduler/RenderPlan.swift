@@ -380,6 +380,11 @@ extension RenderPlan: CustomStringConvertible {
                 lines.append(
                     "    in bands of \(plan.tileSize) rows (\(plan.bands)), holding \(describeBytes(plan.heldBytes)) at most:"
                 )
+                if let narrowed = plan.narrowed {
+                    lines.append(
+                        "    (tiles of \(plan.tileSize), not \(narrowed.tileSize): in those its bands would hold "
+                            + "\(describeBytes(narrowed.heldBytes)))")
+                }
                 lines.append(plan.description)
             } else if !pass.images.isEmpty {
                 lines.append("    planned when it begins: what it reads depends on what an earlier pass finds")

@@ -29,7 +29,10 @@ enum CLI {
         let binary = try binary ?? #require(executable, "the tessera executable is built beside the tests")
         let process = Process()
         process.executableURL = binary
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A child that crashes (a broken plugin's test) dies at once: Swift's backtracer, which it would
+        // start, keeps the output pipes open and once hung for 18 minutes under load.
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+            .merging(environment) { $1 }
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
         let out = Pipe()

@@ -147,4 +147,47 @@ import Testing
         #expect(plan.passPlans["b"] == nil && ran["b"] != nil)
         #expect(plan.description.contains("planned when it begins"))
     }
+
+    /// A resize to a tenth of a 6000-pixel PNG: each band of 256 output rows reads 2560 rows of it, and the
+    /// band ahead as many, so in the run's tiles the pass would keep the photo (36 MB) and the resize's
+    /// rows pass whole. It takes tiles of 64 instead, streams the photo through a window, holds less
+    /// than half, decodes it once, and writes the bytes of whole-image tiles.
+    @Test func aPassThatWouldKeepMuchWholeTakesSmallerTiles() throws {
+        try withTemporaryFolder { folder in
+            let file = folder.appendingPathComponent("big.png").path
+            let make = """
+                version: 1
+                nodes:
+                  large: { op: testLarge, size: 6000 }
+                  out: { op: save, input: large, path: \(file) }
+                """
+            try Graph.parse(make, file: "make.yaml", baseFolder: folder.path, catalog: testCatalog).run()
+            func run(tileSize: Int, output: String) throws -> (RenderPlan, RunReport) {
+                let text = """
+                    version: 1
+                    nodes:
+                      photo: { op: load, path: big.png }
+                      small: { op: resize, input: photo, factor: 0.1 }
+                      out: { op: save, input: small, path: \(output), depth: float }
+                    """
+                let graph = try Graph.parse(text, file: "g.yaml", baseFolder: folder.path, catalog: testCatalog)
+                let options = RunOptions(threads: 2, tileSize: tileSize)
+                return (try graph.plan(options: options), try graph.run(options: options))
+            }
+            let (plan, report) = try run(tileSize: 256, output: "a.tif")
+            let pass = try #require(plan.passPlans["out"])
+            #expect(pass.tileSize == 64 && pass.narrowed?.tileSize == 256, "\(pass.description)")
+            #expect(try #require(pass.narrowed).heldBytes >= 2 * pass.heldBytes)
+            guard case .window? = entry(pass, "photo")?.serving else {
+                Issue.record("the photo is not read through a window: \(pass.description)")
+                return
+            }
+            #expect(plan.description.contains("(tiles of 64, not 256: in those its bands would hold"))
+            #expect(report.passes.first { $0.reader == "out" }?.tileSize == 64)
+            #expect(pixels(report, "photo") == 6000 * 6000)
+            _ = try run(tileSize: 4096, output: "b.tif")
+            let (a, b) = (folder.appendingPathComponent("a.tif").path, folder.appendingPathComponent("b.tif").path)
+            #expect(FileManager.default.contents(atPath: a) == FileManager.default.contents(atPath: b))
+        }
+    }
 }
