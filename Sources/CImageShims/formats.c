@@ -208,6 +208,95 @@ int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, 
     return 0;
 }
 
+struct tsr_webp_rows {
+    tsr_webp_file *file;
+    uint8_t *pixels;
+    int channels;
+    uint32_t height;
+    uint32_t ready;
+    // A still image: libwebp's incremental decoder, fed the frame's bytes a piece at a time.
+    WebPIDecoder *decoder;
+    WebPDecBuffer output;  // libwebp keeps a pointer to it while the decoder lives
+    WebPIterator frame;
+    size_t fed;
+    int animation;
+};
+
+void tsr_webp_rows_free(tsr_webp_rows *r) {
+    if (r == NULL) return;
+    if (r->decoder != NULL) {
+        WebPIDelete(r->decoder);
+        WebPFreeDecBuffer(&r->output);
+    }
+    if (!r->animation) WebPDemuxReleaseIterator(&r->frame);
+    free(r);
+}
+
+tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+    tsr_webp_rows *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->file = f;
+    r->pixels = pixels;
+    r->channels = channels;
+    r->height = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_HEIGHT);
+    uint32_t width = WebPDemuxGetI(f->demux, WEBP_FF_CANVAS_WIDTH);
+    uint32_t flags = WebPDemuxGetI(f->demux, WEBP_FF_FORMAT_FLAGS);
+    if ((flags & ANIMATION_FLAG) != 0 || WebPDemuxGetI(f->demux, WEBP_FF_FRAME_COUNT) > 1) {
+        r->animation = 1;  // decoded whole on the first advance (tsr_webp_decode)
+        return r;
+    }
+    if (!WebPDemuxGetFrame(f->demux, 1, &r->frame)) {
+        r->animation = 1;  // no iterator to release
+        tsr_webp_rows_free(r);
+        fail(err, errlen, "the file holds no image");
+        return NULL;
+    }
+    if (!WebPInitDecBuffer(&r->output)) {
+        tsr_webp_rows_free(r);
+        fail(err, errlen, "libwebp version mismatch");
+        return NULL;
+    }
+    r->output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    r->output.is_external_memory = 1;
+    r->output.u.RGBA.rgba = pixels;
+    r->output.u.RGBA.stride = (int)(width * (uint32_t)channels);
+    r->output.u.RGBA.size = (size_t)width * (size_t)channels * r->height;
+    r->decoder = WebPINewDecoder(&r->output);
+    if (r->decoder == NULL) {
+        tsr_webp_rows_free(r);
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    return r;
+}
+
+int tsr_webp_rows_advance(tsr_webp_rows *r, uint32_t wanted, uint32_t *ready, char *err, size_t errlen) {
+    if (r->animation) {
+        if (r->ready < r->height) {
+            if (tsr_webp_decode(r->file, r->pixels, r->channels, err, errlen) != 0) return -1;
+            r->ready = r->height;
+        }
+        *ready = r->ready;
+        return 0;
+    }
+    // Pieces of 64 KB: a few rows of a photo each, so a request waits for little more than its rows.
+    const size_t piece = 65536;
+    while (r->ready < wanted && r->ready < r->height) {
+        if (r->fed >= r->frame.fragment.size) return fail(err, errlen, "the file ends early (truncated)");
+        r->fed = r->fed + piece < r->frame.fragment.size ? r->fed + piece : r->frame.fragment.size;
+        VP8StatusCode status = WebPIUpdate(r->decoder, r->frame.fragment.bytes, r->fed);
+        if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) return fail(err, errlen, "%s", webp_status(status));
+        int last = 0;
+        if (WebPIDecGetRGB(r->decoder, &last, NULL, NULL, NULL) != NULL && last > 0) r->ready = (uint32_t)last;
+        if (status == VP8_STATUS_OK) r->ready = r->height;
+    }
+    *ready = r->ready;
+    return 0;
+}
+
 static const char *webp_encoding_error(WebPEncodingError error) {
     switch (error) {
     case VP8_ENC_ERROR_OUT_OF_MEMORY:

@@ -1,3 +1,4 @@
+import Synchronization
 import CImageShims
 import TesseraCore
 
@@ -45,9 +46,26 @@ enum WholeImage {
         _ info: ImageInfo, fileChannels: Int, path: String, options: DecodeOptions,
         decode: @escaping WholeImage.Decode
     ) -> Image {
+        image(info, fileChannels: fileChannels) {
+            { pixels, _ in
+                var error = ShimError()
+                var damage = options.damage
+                if decode(pixels, &damage, &error.buffer) != 0 {
+                    throw ImageError(path: path, message: "\(info.format): \(error.message)")
+                }
+                options.report(damage, format: "\(info.format)", path: path)
+                return info.height
+            }
+        }
+    }
+
+    /// An image of `info`'s size whose rows a decoder made by `start` writes top to bottom as they are
+    /// asked for (``DecodedBytesSource``).
+    static func image(
+        _ info: ImageInfo, fileChannels: Int, start: @escaping @Sendable () throws -> DecodedBytesSource.Rows
+    ) -> Image {
         let source = DecodedBytesSource(
-            width: info.width, height: info.height, fileChannels: fileChannels, path: path, format: info.format,
-            options: options, decode: decode)
+            width: info.width, height: info.height, fileChannels: fileChannels, start: start)
         return Image(width: info.width, height: info.height, layout: info.layout, depth: .uint8, source: source)
     }
 
@@ -76,61 +94,79 @@ enum WholeImage {
     }
 }
 
-/// The pixels of a file decoded whole into 8-bit samples once, on the first request, and kept as
-/// they are: each request converts only its own region to Float32, so the image in memory is the
-/// file's 8-bit frame (a 36 MP WebP: 108 MB, not 575 MB of floats), and the conversion runs on the
-/// workers that ask. A failure is kept, so every request reports the same error.
-final class DecodedBytesSource: PixelSource, Sendable {
+/// The pixels of a file decoded into 8-bit samples once and kept as they are: each request converts only
+/// its own region to Float32, so the image in memory is the file's 8-bit frame (a 36 MP WebP: 108 MB, not
+/// 575 MB of floats), and the conversion runs on the workers that ask. The rows are decoded top to bottom
+/// as far as requests reach (a still WebP, through libwebp's incremental decoder: the first bands render
+/// and are written while the rest decodes), or whole on the first request. A failure is kept, so every
+/// later request reports the same error.
+final class DecodedBytesSource: PixelSource, @unchecked Sendable {
+    /// Decodes into the pixels at least the rows above `wanted` (all of them, for a decoder that decodes
+    /// whole) and returns how many rows from the top are decoded.
+    typealias Rows = (_ pixels: UnsafeMutablePointer<UInt8>, _ wanted: Int) throws -> Int
+
     private let width: Int
     private let height: Int
     private let fileChannels: Int
-    private let decode: @Sendable () throws -> [UInt8]
-    private let state = Locked<Result<[UInt8], any Error>?>(nil)
+    private let start: @Sendable () throws -> Rows
+    /// Never zeroed: requests read only rows the decoder wrote (those above ``ready``), and the memory
+    /// limit, sized to the file, bounds what a crafted header makes the decoder touch. Pages nobody
+    /// writes are never touched.
+    private let pixels: UnsafeMutablePointer<UInt8>
+    /// Rows from the top that are decoded: read without the lock, so a request for rows already there
+    /// does not wait while another thread decodes further down.
+    private let ready = Atomic<Int>(0)
+    private let state = Locked(State())
 
-    init(
-        width: Int, height: Int, fileChannels: Int, path: String, format: ImageFormat, options: DecodeOptions,
-        decode: @escaping WholeImage.Decode
-    ) {
+    private struct State {
+        var decoder: Rows?
+        var failure: (any Error)?
+    }
+
+    init(width: Int, height: Int, fileChannels: Int, start: @escaping @Sendable () throws -> Rows) {
         self.width = width
         self.height = height
         self.fileChannels = fileChannels
-        self.decode = {
-            var error = ShimError()
-            var damage = options.damage
-            var status: Int32 = -1
-            // Not cleared first: every decoder writes every byte (GIF's screen and libwebp's animation
-            // canvas are cleared to transparent by the decoder), and the memory limit, sized to the file,
-            // bounds what a crafted header makes it touch.
-            let bytes = [UInt8](unsafeUninitializedCapacity: width * height * fileChannels) { buffer, initialized in
-                status = buffer.baseAddress.map { decode($0, &damage, &error.buffer) } ?? -1
-                initialized = buffer.count
-            }
-            if status != 0 { throw ImageError(path: path, message: "\(format): \(error.message)") }
-            options.report(damage, format: "\(format)", path: path)
-            return bytes
-        }
+        self.start = start
+        pixels = .allocate(capacity: width * height * fileChannels)
     }
+
+    deinit { pixels.deallocate() }
 
     var givesFileSamples: Bool { true }
 
-    func render(into target: inout PixelBuffer) throws {
-        let bytes = try state.withLock { state in
-            if let state { return try state.get() }
-            let result = Result { try decode() }
-            state = result
-            return try result.get()
+    /// Decodes at least the rows above `wanted`, under the lock: the rows it writes are below every row
+    /// other threads are reading.
+    private func decode(to wanted: Int) throws {
+        if ready.load(ordering: .acquiring) >= wanted { return }
+        try state.withLock { state in
+            if let failure = state.failure { throw failure }
+            guard ready.load(ordering: .acquiring) < wanted else { return }
+            do {
+                if state.decoder == nil { state.decoder = try start() }
+                let decoded = try state.decoder.map { try $0(pixels, wanted) } ?? 0
+                if decoded >= height { state.decoder = nil }
+                ready.store(decoded, ordering: .releasing)
+                if decoded < wanted { throw ImageError(message: "the decoder stopped at row \(decoded)") }
+            } catch {
+                state.failure = error
+                state.decoder = nil
+                throw error
+            }
         }
+    }
+
+    func render(into target: inout PixelBuffer) throws {
         let region = target.region
+        try decode(to: region.maxY)
+        let from = UnsafePointer(pixels)
         let (channels, fileChannels, width) = (target.channels, fileChannels, self.width)
-        bytes.withUnsafeBufferPointer { bytes in
-            target.samples.withUnsafeMutableBufferPointer { samples in
-                guard let from = bytes.baseAddress, let to = samples.baseAddress else { return }
-                for row in 0..<region.height {
-                    Samples.decode(
-                        from + ((region.y + row) * width + region.x) * fileChannels, fileChannels: fileChannels,
-                        stride: fileChannels, count: region.width, scale: 1 / 255,
-                        into: to + row * region.width * channels)
-                }
+        target.samples.withUnsafeMutableBufferPointer { samples in
+            guard let to = samples.baseAddress else { return }
+            for row in 0..<region.height {
+                Samples.decode(
+                    from + ((region.y + row) * width + region.x) * fileChannels, fileChannels: fileChannels,
+                    stride: fileChannels, count: region.width, scale: 1 / 255, into: to + row * region.width * channels)
             }
         }
     }
@@ -173,11 +209,9 @@ enum WebPCodec {
         tsr_webp_close(probe)
         let info = try describe(header, metadata: metadata, path: path, options: options)
         let channels = info.layout.fileChannels
-        let image = WholeImage.image(info, fileChannels: channels, path: path, options: options) { pixels, _, error in
-            var header = tsr_webp_info()
-            guard let file = tsr_webp_open(path, &header, error, ShimError.capacity) else { return -1 }
-            defer { tsr_webp_close(file) }
-            return tsr_webp_decode(file, pixels, Int32(channels), error, ShimError.capacity)
+        let image = WholeImage.image(info, fileChannels: channels) {
+            let decoder = try WebPRows(path: path, channels: channels)
+            return { pixels, wanted in try decoder.advance(pixels, to: wanted) }
         }
         return (info, image)
     }
@@ -192,6 +226,44 @@ enum WebPCodec {
                 Float(options.quality), metadata, &error.buffer, ShimError.capacity)
         }
         if status != 0 { throw ImageError(message: "cannot write WebP: \(error.message)") }
+    }
+}
+
+/// A WebP file open and its frame decoding into the pixels first handed to ``advance(_:to:)`` (the same
+/// on every call), rows top to bottom (`tsr_webp_rows_*`). Used under its source's lock.
+private final class WebPRows {
+    private let path: String
+    private let channels: Int
+    private let file: OpaquePointer
+    private var rows: OpaquePointer?
+
+    init(path: String, channels: Int) throws {
+        var header = tsr_webp_info()
+        var error = ShimError()
+        guard let file = tsr_webp_open(path, &header, &error.buffer, ShimError.capacity) else {
+            throw ImageError(path: path, message: "WebP: \(error.message)")
+        }
+        self.path = path
+        self.channels = channels
+        self.file = file
+    }
+
+    deinit {
+        tsr_webp_rows_free(rows)
+        tsr_webp_close(file)
+    }
+
+    func advance(_ pixels: UnsafeMutablePointer<UInt8>, to wanted: Int) throws -> Int {
+        var error = ShimError()
+        if rows == nil {
+            rows = tsr_webp_rows_start(file, pixels, Int32(channels), &error.buffer, ShimError.capacity)
+            if rows == nil { throw ImageError(path: path, message: "WebP: \(error.message)") }
+        }
+        var ready: UInt32 = 0
+        if tsr_webp_rows_advance(rows, UInt32(clamping: wanted), &ready, &error.buffer, ShimError.capacity) != 0 {
+            throw ImageError(path: path, message: "WebP: \(error.message)")
+        }
+        return Int(ready)
     }
 }
 

@@ -261,6 +261,16 @@ tsr_webp_file *tsr_webp_open(const char *path, tsr_webp_info *info, char *err, s
 /// Decodes the (first) frame; an animation's as shown on its canvas, every pixel written.
 int tsr_webp_decode(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
 void tsr_webp_close(tsr_webp_file *f);
+
+/// A decode of the (first) frame into `pixels` that gives its rows top to bottom as it goes: a still
+/// image through libwebp's incremental decoder, an animation's frame whole on the first advance. The
+/// file stays open while it lives. NULL with a message on failure.
+typedef struct tsr_webp_rows tsr_webp_rows;
+tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+/// Decodes until at least `wanted` rows (from the top) are in the pixels, or all of them; `*ready` the
+/// rows that are. 0, or -1 with a message (damaged or truncated data).
+int tsr_webp_rows_advance(tsr_webp_rows *r, uint32_t wanted, uint32_t *ready, char *err, size_t errlen);
+void tsr_webp_rows_free(tsr_webp_rows *r);
 /// Encodes and writes `path`: lossless (exact: colors under transparent pixels are kept) or lossy at
 /// `quality` 0...100; `metadata` (or NULL) as ICCP, EXIF and XMP chunks.
 int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
