@@ -30,7 +30,8 @@ struct DetectFaces: Node {
             + "detectors).")
     var range = FaceDetector.Range.short
     @Parameter(
-        doc: "The lowest detector score kept, 0...1; unset: MediaPipe's own, 0.5 for short and 0.6 for full.",
+        doc: "The lowest detector score kept, 0...1; unset: MediaPipe's own, 0.5 for short and 0.6 for full (0.7 for "
+            + "the faces minimumFaceSize finds on tiles).",
         range: 0...1)
     var minimumConfidence: Double? = nil
     @Parameter(doc: Self.minimumFaceSizeDoc, range: 16...100_000, suggested: 20...200, unit: "px")

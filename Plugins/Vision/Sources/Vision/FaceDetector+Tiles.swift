@@ -36,6 +36,9 @@ extension FaceDetector {
     /// MediaPipe's 0.6 for the full-range model is for one look at a photo, and over the few hundred tiles
     /// of a group photo it let a brick wall pass as a face.
     static let tileThreshold = 0.7
+    /// The most detector runs one image may take (about a minute on one core): a 12-megapixel photo down to
+    /// 20-pixel faces is 3880, a 100-megapixel one (11547 x 8660) down to 40 pixels 8415.
+    static let maximumRuns = 10_000
 
     /// A square of the image the detector sees, and the part of the image whose faces it keeps.
     struct Tile: Equatable {
@@ -101,15 +104,24 @@ extension FaceDetector {
         let (width, height) = (image.width, image.height)
         let size = SIMD2(Double(width), Double(height))
         let scale = Double(detector.side)
+        let levels = levels(width: width, height: height, minimumFaceSize: minimumFaceSize)
+        let runs = levels.reduce(0) { $0 + $1.count }
+        guard runs <= Self.maximumRuns else {
+            let enough = (minimumFaceSize * (Double(runs) / Double(Self.maximumRuns)).squareRoot()).rounded(.up)
+            throw VisionError(
+                "minimumFaceSize \(Int(minimumFaceSize)) on a \(width)x\(height) photo is \(runs) detector runs, "
+                    + "more than \(Self.maximumRuns) (about a minute): make it at least \(Int(enough))")
+        }
         var found = whole
-        for level in levels(width: width, height: height, minimumFaceSize: minimumFaceSize) {
+        for level in levels {
             for tile in level {
                 let step = tile.side / scale
                 var cut = TensorCut(
                     width: detector.side, height: detector.side, origin: tile.origin, across: SIMD2(step, 0),
                     down: SIMD2(0, step))
-                // About one sample a source pixel (3 x 3 for a tile shrunk 2.7 times).
-                cut.supersample = Int((step - 0.05).rounded(.up))
+                // About one sample a source pixel (3 x 3 for a tile shrunk 2.7 times; one for 1.3 times, which
+                // aliases little, where 2 x 2 cost more than the model).
+                cut.supersample = max(Int(step.rounded()), 1)
                 let raw = try detector.unmerged(
                     image, cut: cut, minimumScore: threshold ?? Self.tileThreshold, scratch: &scratch)
                 for detection in raw where (detection.maximum - detection.minimum).max() <= Self.largestShare {
