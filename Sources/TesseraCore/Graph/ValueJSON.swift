@@ -2,7 +2,7 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `hands.schema.json`, `number.schema.json`, `text.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 package enum ValueJSON {
@@ -16,6 +16,7 @@ package enum ValueJSON {
         case .faces(let faces): json(faces)
         case .text(let lines): json(lines)
         case .hands(let hands): json(hands)
+        case .barcodes(let codes): json(codes)
         }
     }
 
@@ -91,6 +92,20 @@ package enum ValueJSON {
                 }
                 return "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": {"
                     + joints.joined(separator: ", ") + "}}"
+            })
+    }
+
+    /// `{"kind": "barcodes", "barcodes": [...]}`: each code's box (`x`, `y`, `width`, `height`,
+    /// `confidence`), its `symbology`, its `payload` and its `corners` (`[x, y]` top-left, top-right,
+    /// bottom-right, bottom-left as the code reads). One code a line.
+    static func json(_ codes: [Barcode]) -> String {
+        list(
+            "barcodes",
+            codes.map { code in
+                "{" + fields(code.box) + ", \"symbology\": " + JSONText.quoted(code.symbology) + ", \"payload\": "
+                    + JSONText.quoted(code.payload) + ", \"corners\": ["
+                    + code.corners.map(point).joined(separator: ",")
+                    + "]}"
             })
     }
 
