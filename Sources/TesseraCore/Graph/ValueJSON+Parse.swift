@@ -88,10 +88,21 @@ extension ValueJSON {
                         landmarks.append(SIMD3(triple[0], triple[1], triple[2]))
                     }
                 }
+                var irises: [SIMD3<Double>] = []
+                if face["irises"] != nil, face["irises"] != .null {
+                    let named = try reader.object(face["irises"], at: "\(at).irises")
+                    for side in ["left", "right"] {
+                        let triple = try reader.numbers(named[side], at: "\(at).irises.\(side)", count: 3)
+                        guard triple[2] >= 0 else {
+                            throw ParseError(message: "\(at).irises.\(side)'s radius is \(triple[2]), below 0")
+                        }
+                        irises.append(SIMD3(triple[0], triple[1], triple[2]))
+                    }
+                }
                 faces.append(
                     Face(
                         box: box, roll: roll, yaw: yaw, pitch: pitch, captureQuality: quality, keypoints: keypoints,
-                        landmarks: landmarks))
+                        landmarks: landmarks, irises: irises))
             }
             return .faces(faces)
         case .text:

@@ -38,7 +38,8 @@ package enum ValueJSON {
     /// `{"kind": "faces", "faces": [...]}`: each face's box (`x`, `y`, `width`, `height`, `confidence`),
     /// `roll`, `yaw`, `pitch` in degrees, `captureQuality`, `keypoints` by name (`[x, y]`), and when the
     /// mesh was computed `landmarks` (468 `[x, y, z]`) and the `regions` read from it by name (lists of
-    /// `[x, y]`; derived, so ignored when read back). One face a line.
+    /// `[x, y]`; derived, so ignored when read back), and when the irises were `irises` (`left` and
+    /// `right`, each `[x, y, radius]`). One face a line.
     static func json(_ faces: [Face]) -> String {
         let items = faces.map { face in
             var parts = [
@@ -60,6 +61,12 @@ package enum ValueJSON {
                             "\"\($0.name)\": [" + $0.points.map(point).joined(separator: ",") + "]"
                         }
                         .joined(separator: ", ") + "}")
+            }
+            if face.irises.count == 2 {
+                let (left, right) = (face.irises[0], face.irises[1])
+                parts.append(
+                    "\"irises\": {\"left\": [\(number(left.x)),\(number(left.y)),\(number(left.z))], \"right\": ["
+                        + "\(number(right.x)),\(number(right.y)),\(number(right.z))]}")
             }
             return "{" + parts.joined(separator: ", ") + "}"
         }

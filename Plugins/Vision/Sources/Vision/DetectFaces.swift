@@ -59,12 +59,15 @@ struct FaceAnalysis {
     /// The full-range detector run on tiles, when small faces are asked for.
     let tiler: FaceDetector?
     let mesh: FaceMesh
+    /// The iris model, for faceLandmarks' pupils.
+    let iris: IrisModel?
 
-    init(models: String?, range: FaceDetector.Range, tiled: Bool = false) throws {
+    init(models: String?, range: FaceDetector.Range, tiled: Bool = false, irises: Bool = false) throws {
         let folder = ModelFolder.resolve(models)
         detector = try FaceDetector(range: range, models: folder)
         tiler = tiled ? try FaceDetector(range: .full, models: folder) : nil
         mesh = try FaceMesh(models: folder)
+        iris = irises ? try IrisModel(models: folder) : nil
     }
 
     /// Every detected face, with its pose and quality from its mesh; the mesh itself kept when asked. A
@@ -99,6 +102,7 @@ struct FaceAnalysis {
                         crop: crop, mesh: points, roll: face.roll, yaw: face.yaw, pitch: face.pitch, boxWidth: extent.x
                     ).quality
                 if keepMesh { face.landmarks = points }
+                if let iris { face.irises = try iris.irises(image, mesh: points, scratch: &scratch) }
             } else {
                 face.roll = -region.rotation * 180 / Double.pi
             }

@@ -5,8 +5,8 @@ struct FaceLandmarks: Node {
     static let info = NodeInfo(
         op: "faceLandmarks",
         summary:
-            "Finds each face's 468-point mesh and Vision's named regions (eyes, brows, nose, lips, pupils, contour, "
-            + "median line), with everything detectFaces gives.",
+            "Finds each face's 468-point mesh, its irises and Vision's named regions (eyes, brows, nose, lips, pupils "
+            + "at the irises' centres, contour, median line), with everything detectFaces gives.",
         access: .global,
         outputs: [
             .init(
@@ -32,7 +32,9 @@ struct FaceLandmarks: Node {
     @Parameter(doc: DetectFaces.modelsDoc) var models: FilePath? = nil
 
     func run() throws -> NodeOutputs {
-        let faces = try FaceAnalysis(models: models?.resolved, range: range, tiled: minimumFaceSize != nil).faces(
+        let faces = try FaceAnalysis(
+            models: models?.resolved, range: range, tiled: minimumFaceSize != nil, irises: true
+        ).faces(
             in: input, threshold: minimumConfidence, minimumFaceSize: minimumFaceSize, keepMesh: true)
         return NodeOutputs(["faces": .faces(faces.filter { !$0.landmarks.isEmpty })])
     }
