@@ -85,6 +85,39 @@ import TesseraTesting
         #expect(ours >= theirs, "we read \(ours) of 100, zxing-cpp's wheel \(theirs)")
     }
 
+    /// A sheet of identical labels (one code drawn 2 x 2 and 3 x 1 times): each read once, with its own
+    /// box. Debian's zxing-cpp 1.4.0 aborts the process on an assertion when it compares two linear codes
+    /// with the same text, and reads two of four QR codes drawn 2 x 2; the plugin reads codes, paints them
+    /// out and reads again instead.
+    @Test(arguments: ["ean13-m2-r0-b0.png", "code39-m4-r0-b0.png", "code128-m2-r90-b0.png", "qr-m2-r0-b0.png"])
+    func identicalLabelsAreEachReadOnce(_ name: String) throws {
+        let expected = try #require(Self.cases.first { $0.image == name })
+        let code = try ImageFile.load(path: Self.fixtures.appendingPathComponent(name).path).1.pixels()
+        for (columns, rows) in [(2, 2), (3, 1)] {
+            let (width, height) = (code.region.width, code.region.height)
+            var sheet = PixelBuffer(region: Rect(width: width * columns, height: height * rows), channels: 1)
+            for y in 0..<height * rows {
+                for x in 0..<width * columns {
+                    sheet.samples[y * width * columns + x] = code.samples[(y % height) * width + x % width]
+                }
+            }
+            let codes = try Self.codes(Image(buffer: sheet, layout: .gray))
+            #expect(codes.count == columns * rows, "\(name) \(columns)x\(rows): \(codes.map(\.box))")
+            #expect(codes.allSatisfy { Self.matches($0, expected) })
+            // Each drawn code's centre has one code read around it.
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    let centre = SIMD2(Double(column * width + width / 2), Double(row * height + height / 2))
+                    let around = codes.filter { code in
+                        abs(code.box.x + code.box.width / 2 - centre.x) < Double(width) / 2
+                            && abs(code.box.y + code.box.height / 2 - centre.y) < Double(height) / 2
+                    }
+                    #expect(around.count == 1, "\(name) \(columns)x\(rows): \(around.count) codes at \(centre)")
+                }
+            }
+        }
+    }
+
     /// Asked for some symbologies only, the others are not read; an unknown name is refused naming the
     /// valid ones; an image without a code, or of one pixel, gives none.
     @Test func symbologiesChooseWhatIsRead() throws {
