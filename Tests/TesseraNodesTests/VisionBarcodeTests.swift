@@ -118,6 +118,36 @@ import TesseraTesting
         }
     }
 
+    /// Images that are not codes never stop the process, and give no code: noise, random bars and random
+    /// grids of random sizes (a fixed seed). Tiled codes, on which zxing-cpp 1.4 aborts without the
+    /// plugin's one-at-a-time reading, are identicalLabelsAreEachReadOnce's.
+    @Test func randomImagesNeverAbort() throws {
+        var state: UInt64 = 40
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for round in 0..<12 {
+            let (width, height) = (20 + next(300), 20 + next(300))
+            var image = PixelBuffer(region: Rect(width: width, height: height), channels: 1)
+            let kind = round % 3
+            let bars = (0..<width).map { _ in Float(next(2)) }
+            let cell = 2 + next(6)
+            let grid = (0..<(width / cell + 1) * (height / cell + 1)).map { _ in Float(next(2)) }
+            for y in 0..<height {
+                for x in 0..<width {
+                    image.samples[y * width + x] =
+                        switch kind {
+                        case 0: Float(next(256)) / 255
+                        case 1: bars[x]
+                        default: grid[(y / cell) * (width / cell + 1) + x / cell]
+                        }
+                }
+            }
+            #expect(try Self.codes(Image(buffer: image, layout: .gray)).isEmpty, "round \(round): a code in noise")
+        }
+    }
+
     /// Asked for some symbologies only, the others are not read; an unknown name is refused naming the
     /// valid ones; an image without a code, or of one pixel, gives none.
     @Test func symbologiesChooseWhatIsRead() throws {
