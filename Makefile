@@ -5,12 +5,13 @@ BUILD_PACKAGES := pkg-config libpng-dev libtiff-dev libjpeg-dev liblcms2-dev lib
 # The schema test checks every graph in Graphs/ with a real JSON Schema validator; the plugin and C API
 # tests compile C with cc and build the C example plugin with make; the metadata tests read what
 # Tessera writes with exiftool; the random-graph tests lay TIFFs out in strips and tiles with libtiff-tools.
-# The Vision plugin's tests fetch its pinned runtime with pip download and unzip (Plugins/Vision/Makefile).
+# The Vision plugin's tests fetch its pinned runtime with pip download and unzip (Plugins/Vision/Makefile)
+# and build its barcode reader against zxing-cpp (libzxing-dev).
 # The Python package's tests use NumPy and read PNG files with Pillow; one installs it into a venv.
 # The `tessera serve` page is tested in headless Chromium driven by Selenium (Scripts/serve-browser-test.py).
 # The hostile-file tests measure each decode's time and peak memory with /usr/bin/time.
 TEST_PACKAGES := $(BUILD_PACKAGES) python3 python3-jsonschema python3-yaml gcc make libimage-exiftool-perl time libtiff-tools \
-	python3-pip unzip python3-numpy python3-pil python3-venv python3-setuptools \
+	python3-pip unzip libzxing-dev python3-numpy python3-pil python3-venv python3-setuptools \
 	chromium chromium-driver python3-selenium
 
 SWIFT ?= swift

@@ -2,9 +2,10 @@
 import Foundation
 import PackageDescription
 
-// The Vision plugin: faces and people through MediaPipe's models on OpenVINO's C API. `make` fetches the
-// pinned runtime into runtime/ (Scripts/fetch-runtime.sh), builds .build/release/libvision.so and copies it
-// here as libvision.so, which finds runtime/lib and runtime/models beside it.
+// The Vision plugin: faces and people through MediaPipe's models on OpenVINO's C API, barcodes through
+// zxing-cpp. `make` fetches the pinned runtime into runtime/ (Scripts/fetch-runtime.sh), installs
+// libzxing-dev, builds .build/release/libvision.so and copies it here as libvision.so, which finds
+// runtime/lib and runtime/models beside it.
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 let runtime = here + "/runtime"
 
@@ -19,9 +20,12 @@ let package = Package(
     targets: [
         // OpenVINO's C headers and library, from the runtime folder `make` fills.
         .systemLibrary(name: "COpenVINO", path: "Sources/COpenVINO"),
+        // zxing-cpp 1.4 (Debian's libzxing-dev) for barcodes, through a small C++ file with a C face.
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
+        .target(name: "ZXingShim", dependencies: ["CZXing"]),
         .target(
             name: "Vision",
-            dependencies: ["COpenVINO", .product(name: "TesseraPluginSDK", package: "Tessera")],
+            dependencies: ["COpenVINO", "ZXingShim", .product(name: "TesseraPluginSDK", package: "Tessera")],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I\(runtime)/include"])],
             linkerSettings: [
                 // The copy beside runtime/ finds the libraries from where it is; the build's own copy by path.
@@ -31,5 +35,6 @@ let package = Package(
                 ])
             ]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -130,6 +130,7 @@ enum PluginCatalog {
             case .faces: field = optional ? Input<[Face]?>(doc: doc) : Input<[Face]>(doc: doc)
             case .text: field = optional ? Input<[TextLine]?>(doc: doc) : Input<[TextLine]>(doc: doc)
             case .hands: field = optional ? Input<[Hand]?>(doc: doc) : Input<[Hand]>(doc: doc)
+            case .barcodes: field = optional ? Input<[Barcode]?>(doc: doc) : Input<[Barcode]>(doc: doc)
             }
             var declaration = field.declaration
             declaration.name = port.name

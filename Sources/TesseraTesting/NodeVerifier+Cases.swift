@@ -229,6 +229,7 @@ extension NodeVerifier {
                 case .faces: .faces([])
                 case .text: .text([])
                 case .hands: .hands([])
+                case .barcodes: .barcodes([])
                 }
         }
         return inputs

@@ -246,6 +246,7 @@ public struct NodeVerifier: Sendable {
         case .faces(let faces): "\(faces.count) faces"
         case .text(let lines): "\(lines.count) lines of text"
         case .hands(let hands): "\(hands.count) hands"
+        case .barcodes(let codes): "\(codes.count) barcodes"
         }
     }
 }

@@ -80,6 +80,30 @@ import Testing
         #expect([Box].from(.faces(faces)) == faces.map { $0.box })
     }
 
+    /// Barcodes go out and come back as they were: symbology, payload with what JSON escapes, corners of a
+    /// code read upside down; a boxes port takes them as the corners' extents.
+    @Test func barcodesRoundTrip() throws {
+        let codes = [
+            Barcode(
+                corners: [SIMD2(40, 40), SIMD2(160.5, 40), SIMD2(160, 160), SIMD2(40, 160)], symbology: "qr",
+                payload: "https://example.org/?a=1&b=\"2\"\n疗"),
+            Barcode(
+                corners: [SIMD2(300, 90), SIMD2(200, 90), SIMD2(200, 88), SIMD2(300, 88)], symbology: "ean13",
+                payload: "4006381333931", confidence: 0.5),
+        ]
+        let text = try #require(ValueJSON.encode(.barcodes(codes)))
+        guard case .barcodes(let back) = try ValueJSON.parse(text, as: .barcodes) else {
+            Issue.record("not barcodes")
+            return
+        }
+        #expect(back == codes)
+        #expect(codes[0].box == Box(x: 40, y: 40, width: 120.5, height: 120, confidence: 1))
+        #expect([Box].from(.barcodes(codes)) == codes.map(\.box))
+        #expect(throws: ValueJSON.ParseError.self) {
+            try ValueJSON.parse(text.replacingOccurrences(of: "[40,160]", with: ""), as: .barcodes)
+        }
+    }
+
     @Test func textAndHandsRoundTrip() throws {
         // A string with what JSON must escape, and one read upside down (its top-left corner bottom right).
         let lines = [

@@ -360,7 +360,7 @@ import TesseraTesting
     }
 
     /// The models a run compiles are kept in the folder TESSERA_VISION_CACHE names (one file each: the full
-    /// range detector, the mesh and the selfie model for the passport graph) and loaded from it by the next
+    /// range detector, the mesh, the iris model and the selfie model for the passport graph) and loaded from it by the next
     /// run, which leaves them as they are and makes the same photo. A damaged cached model is compiled
     /// again; a folder that cannot be made means no cache. Neither is a failure.
     @Test func compiledModelsAreCachedBetweenRuns() throws {
@@ -379,7 +379,7 @@ import TesseraTesting
                 })
         }
         let made = try blobs()
-        #expect(made.count == 3, "\(made.keys.sorted())")
+        #expect(made.count == 4, "\(made.keys.sorted())")
         let second = try Self.passport(photo, environment: ["TESSERA_VISION_CACHE": cache.path])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try blobs() == made, "the second run compiled again")

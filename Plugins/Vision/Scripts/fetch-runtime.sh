@@ -5,8 +5,8 @@
 #   lib/       OpenVINO's C API, core, CPU plugin, TFLite and ONNX frontends, IR frontend (which reads the
 #              compiled models kept in the cache) and TBB, and libopenvino_c.so -> .2641
 #   include/   openvino/c/*.h, for -I runtime/include
-#   models/    MediaPipe's face detection, face landmark, selfie segmentation, palm detection and hand
-#              landmark models (the two selfie models rewritten by rewrite_selfie.py so OpenVINO can read
+#   models/    MediaPipe's face detection, face landmark, iris landmark, selfie segmentation, palm
+#              detection and hand landmark models (the two selfie models rewritten by rewrite_selfie.py so OpenVINO can read
 #              them); PaddleOCR's PP-OCRv4 text detection and recognition and its 180-degree classifier,
 #              as rapidocr ships them, with the recognizer's dictionary taken out of its metadata
 #              (extract_dictionary.py) into ppocr_keys_v4.txt
@@ -31,7 +31,8 @@ openvino_libs=(libopenvino_c.so.2641 libopenvino.so.2641 libopenvino_intel_cpu_p
 openvino_licenses=(LICENSE licensing/runtime-third-party-programs.txt licensing/onetbb_third-party-programs.txt
     licensing/onednn_third-party-programs.txt)
 models=(face_detection/face_detection_short_range.tflite face_detection/face_detection_full_range_sparse.tflite
-    face_landmark/face_landmark.tflite palm_detection/palm_detection_full.tflite hand_landmark/hand_landmark_full.tflite)
+    face_landmark/face_landmark.tflite iris_landmark/iris_landmark.tflite palm_detection/palm_detection_full.tflite
+    hand_landmark/hand_landmark_full.tflite)
 text_models=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 selfie_models=(selfie_segmentation.tflite selfie_segmentation_landscape.tflite)
 schema_module=mediapipe/tasks/metadata/schema_py_generated.py

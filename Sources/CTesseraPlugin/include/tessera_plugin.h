@@ -29,8 +29,8 @@
  * Ports. In version 1 a plugin node reads images and makes one image (access point, area, geometry or
  * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
  * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours",
- * "number", "faces", "text" and "hands", which `create_v2` receives as JSON (faces, text lines and
- * hands given to a "boxes" port arrive as their boxes); and a node with access "global" reads its input images
+ * "number", "faces", "text", "hands" and "barcodes", which `create_v2` receives as JSON (faces, text
+ * lines, hands and barcodes given to a "boxes" port arrive as their boxes); and a node with access "global" reads its input images
  * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
  * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
  * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run` or
@@ -65,6 +65,14 @@
  *      "chirality": "right", "joints": {"wrist": {"x": 260, "y": 230, "z": 0, "confidence": 0.99},
  *      ... all 21 of Vision's joint names: thumbCMC, thumbMP, thumbIP, thumbTip, indexMCP ... littleTip}}]}
  *     (chirality left, right or unknown; the box is the joints' extent, only its confidence is read)
+ *     {"kind": "barcodes", "barcodes": [{"x": 40, "y": 40, "width": 120, "height": 120, "confidence": 1,
+ *      "symbology": "qr", "payload": "https://example.org", "corners": [[40, 40], [160, 40], [160, 160],
+ *      [40, 160]]}]}
+ *     (Vision's symbology names: qr, microQR, aztec, dataMatrix, pdf417, maxiCode, code39, code93,
+ *     code128, codabar, ean8, ean13, upca, upce, itf, gs1DataBar, gs1DataBarExpanded; the corners
+ *     top-left, top-right, bottom-right, bottom-left as the code reads; the box is their extent, only its
+ *     confidence is read back. A kind a host of the same ABI version does not know yet is refused as a
+ *     catalog error naming the plugin.)
  *
  * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
  * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of

@@ -27,10 +27,13 @@ public struct Face: Sendable, Equatable {
     /// The face mesh (MediaPipe's 468-point topology: x, y in pixels, z relative depth in pixels, negative
     /// toward the camera), or empty when it was not computed.
     public var landmarks: [SIMD3<Double>]
+    /// The irises, the subject's left then right, each its centre (x, y in pixels) and its radius in pixels
+    /// (MediaPipe's iris model); empty when they were not computed. The pupils are their centres.
+    public var irises: [SIMD3<Double>]
 
     public init(
         box: Box, roll: Double = 0, yaw: Double = 0, pitch: Double = 0, captureQuality: Double = 0,
-        keypoints: [SIMD2<Double>], landmarks: [SIMD3<Double>] = []
+        keypoints: [SIMD2<Double>], landmarks: [SIMD3<Double>] = [], irises: [SIMD3<Double>] = []
     ) {
         self.box = box
         self.roll = roll
@@ -39,6 +42,7 @@ public struct Face: Sendable, Equatable {
         self.captureQuality = captureQuality
         self.keypoints = keypoints
         self.landmarks = landmarks
+        self.irises = irises
     }
 
     public func keypoint(_ which: Keypoint) -> SIMD2<Double> {
@@ -50,7 +54,7 @@ public struct Face: Sendable, Equatable {
 
     /// Vision's named landmark regions as indices into the mesh: closed outlines (eyes, eyebrows, nose,
     /// lips) and open lines (the jaw's contour, the nose's crest, the face's median line). A pupil is one
-    /// point, the middle of its eye's outline. Ordered from the mesh's topology (MediaPipe's
+    /// point: its iris's centre, or without irises the middle of its eye's outline. Ordered from the mesh's topology (MediaPipe's
     /// face_mesh_connections), each region walking its outline once.
     public static let regions: [(name: String, indices: [Int])] = [
         (
@@ -83,7 +87,11 @@ public struct Face: Sendable, Equatable {
         var result = Self.regions.map { region in
             (name: region.name, points: region.indices.map { SIMD2(landmarks[$0].x, landmarks[$0].y) })
         }
-        for (pupil, eye) in [("leftPupil", "leftEye"), ("rightPupil", "rightEye")] {
+        for (index, (pupil, eye)) in [("leftPupil", "leftEye"), ("rightPupil", "rightEye")].enumerated() {
+            if irises.count == 2 {
+                result.append((pupil, [SIMD2(irises[index].x, irises[index].y)]))
+                continue
+            }
             guard let outline = result.first(where: { $0.name == eye })?.points else { continue }
             result.append((pupil, [outline.reduce(SIMD2<Double>(), +) / Double(outline.count)]))
         }

@@ -79,24 +79,25 @@ extension Contours: InputValue {
     }
 }
 
-/// What a list input holds: boxes, faces, text lines or hands.
+/// What a list input holds: boxes, faces, text lines, hands or barcodes.
 public protocol InputElement: Sendable {
     static var portType: PortType { get }
     static var acceptedTypes: [PortType] { get }
     static func list(from value: NodeValue?) -> [Self]?
 }
 
-/// Boxes, or faces, text lines or hands as their boxes: a node that takes boxes (crop, drawBoxes) takes
+/// Boxes, or faces, text lines, hands or barcodes as their boxes: a node that takes boxes (crop, drawBoxes) takes
 /// those too.
 extension Box: InputElement {
     public static var portType: PortType { .boxes }
-    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands] }
+    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands, .barcodes] }
     public static func list(from value: NodeValue?) -> [Box]? {
         switch value {
         case .boxes(let boxes)?: boxes
         case .faces(let faces)?: faces.map(\.box)
         case .text(let lines)?: lines.map(\.box)
         case .hands(let hands)?: hands.map(\.box)
+        case .barcodes(let codes)?: codes.map(\.box)
         default: nil
         }
     }
@@ -125,6 +126,15 @@ extension Hand: InputElement {
     public static var acceptedTypes: [PortType] { [.hands] }
     public static func list(from value: NodeValue?) -> [Hand]? {
         if case .hands(let hands)? = value { return hands }
+        return nil
+    }
+}
+
+extension Barcode: InputElement {
+    public static var portType: PortType { .barcodes }
+    public static var acceptedTypes: [PortType] { [.barcodes] }
+    public static func list(from value: NodeValue?) -> [Barcode]? {
+        if case .barcodes(let codes)? = value { return codes }
         return nil
     }
 }

@@ -8,6 +8,7 @@ public enum PortType: String, Sendable, CaseIterable {
     case faces
     case text
     case hands
+    case barcodes
 
     /// The type with an article, for messages: "an image", "boxes".
     package var phrase: String {
@@ -19,6 +20,7 @@ public enum PortType: String, Sendable, CaseIterable {
         case .faces: "faces"
         case .text: "text"
         case .hands: "hands"
+        case .barcodes: "barcodes"
         }
     }
 }
@@ -32,6 +34,7 @@ public enum NodeValue: Sendable {
     case faces([Face])
     case text([TextLine])
     case hands([Hand])
+    case barcodes([Barcode])
 
     public var type: PortType {
         switch self {
@@ -42,10 +45,11 @@ public enum NodeValue: Sendable {
         case .faces: .faces
         case .text: .text
         case .hands: .hands
+        case .barcodes: .barcodes
         }
     }
 
-    /// The value as a port of `type` takes it: itself, or faces, text or hands as their boxes for a boxes port; nil
+    /// The value as a port of `type` takes it: itself, or faces, text, hands or barcodes as their boxes for a boxes port; nil
     /// when the port does not take it.
     package func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }

@@ -88,10 +88,21 @@ extension ValueJSON {
                         landmarks.append(SIMD3(triple[0], triple[1], triple[2]))
                     }
                 }
+                var irises: [SIMD3<Double>] = []
+                if face["irises"] != nil, face["irises"] != .null {
+                    let named = try reader.object(face["irises"], at: "\(at).irises")
+                    for side in ["left", "right"] {
+                        let triple = try reader.numbers(named[side], at: "\(at).irises.\(side)", count: 3)
+                        guard triple[2] >= 0 else {
+                            throw ParseError(message: "\(at).irises.\(side)'s radius is \(triple[2]), below 0")
+                        }
+                        irises.append(SIMD3(triple[0], triple[1], triple[2]))
+                    }
+                }
                 faces.append(
                     Face(
                         box: box, roll: roll, yaw: yaw, pitch: pitch, captureQuality: quality, keypoints: keypoints,
-                        landmarks: landmarks))
+                        landmarks: landmarks, irises: irises))
             }
             return .faces(faces)
         case .text:
@@ -115,6 +126,28 @@ extension ValueJSON {
                 lines.append(TextLine(quad: quad, string: string, confidence: confidence))
             }
             return .text(lines)
+        case .barcodes:
+            // The box is the corners' extent, so only its confidence is read.
+            let items = try reader.array(root["barcodes"], at: "barcodes", limit: maxItems)
+            var codes: [Barcode] = []
+            for (index, item) in items.enumerated() {
+                let at = "barcodes[\(index)]"
+                let code = try reader.object(item, at: at)
+                let confidence = try reader.box(code, at: at).confidence
+                let symbology = try reader.string(code["symbology"], at: "\(at).symbology")
+                let payload = try reader.string(code["payload"], at: "\(at).payload")
+                let points = try reader.array(code["corners"], at: "\(at).corners", limit: 4)
+                guard points.count == 4 else {
+                    throw ParseError(message: "\(at).corners holds \(points.count) points, not 4")
+                }
+                var corners: [SIMD2<Double>] = []
+                for (k, point) in points.enumerated() {
+                    let pair = try reader.numbers(point, at: "\(at).corners[\(k)]", count: 2)
+                    corners.append(SIMD2(pair[0], pair[1]))
+                }
+                codes.append(Barcode(corners: corners, symbology: symbology, payload: payload, confidence: confidence))
+            }
+            return .barcodes(codes)
         case .hands:
             // The box is the joints' extent, so only its confidence is read.
             let items = try reader.array(root["hands"], at: "hands", limit: maxItems)

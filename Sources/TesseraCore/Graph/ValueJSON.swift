@@ -2,7 +2,7 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `hands.schema.json`, `number.schema.json`, `text.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 package enum ValueJSON {
@@ -16,6 +16,7 @@ package enum ValueJSON {
         case .faces(let faces): json(faces)
         case .text(let lines): json(lines)
         case .hands(let hands): json(hands)
+        case .barcodes(let codes): json(codes)
         }
     }
 
@@ -37,7 +38,8 @@ package enum ValueJSON {
     /// `{"kind": "faces", "faces": [...]}`: each face's box (`x`, `y`, `width`, `height`, `confidence`),
     /// `roll`, `yaw`, `pitch` in degrees, `captureQuality`, `keypoints` by name (`[x, y]`), and when the
     /// mesh was computed `landmarks` (468 `[x, y, z]`) and the `regions` read from it by name (lists of
-    /// `[x, y]`; derived, so ignored when read back). One face a line.
+    /// `[x, y]`; derived, so ignored when read back), and when the irises were `irises` (`left` and
+    /// `right`, each `[x, y, radius]`). One face a line.
     static func json(_ faces: [Face]) -> String {
         let items = faces.map { face in
             var parts = [
@@ -59,6 +61,12 @@ package enum ValueJSON {
                             "\"\($0.name)\": [" + $0.points.map(point).joined(separator: ",") + "]"
                         }
                         .joined(separator: ", ") + "}")
+            }
+            if face.irises.count == 2 {
+                let (left, right) = (face.irises[0], face.irises[1])
+                parts.append(
+                    "\"irises\": {\"left\": [\(number(left.x)),\(number(left.y)),\(number(left.z))], \"right\": ["
+                        + "\(number(right.x)),\(number(right.y)),\(number(right.z))]}")
             }
             return "{" + parts.joined(separator: ", ") + "}"
         }
@@ -91,6 +99,20 @@ package enum ValueJSON {
                 }
                 return "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": {"
                     + joints.joined(separator: ", ") + "}}"
+            })
+    }
+
+    /// `{"kind": "barcodes", "barcodes": [...]}`: each code's box (`x`, `y`, `width`, `height`,
+    /// `confidence`), its `symbology`, its `payload` and its `corners` (`[x, y]` top-left, top-right,
+    /// bottom-right, bottom-left as the code reads). One code a line.
+    static func json(_ codes: [Barcode]) -> String {
+        list(
+            "barcodes",
+            codes.map { code in
+                "{" + fields(code.box) + ", \"symbology\": " + JSONText.quoted(code.symbology) + ", \"payload\": "
+                    + JSONText.quoted(code.payload) + ", \"corners\": ["
+                    + code.corners.map(point).joined(separator: ",")
+                    + "]}"
             })
     }
 

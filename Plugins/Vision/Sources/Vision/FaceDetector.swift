@@ -43,7 +43,28 @@ struct AnchorDetector {
     /// Every detection scoring at least `minimumScore`, merged, most confident first.
     func detect(_ image: Image, minimumScore: Double, scratch: inout PixelBuffer) throws -> [Detection] {
         let (width, height) = (image.width, image.height)
-        var cut = TensorCut.letterbox(width, height, side: side)
+        let found = try unmerged(
+            image, cut: .letterbox(width, height, side: side), minimumScore: minimumScore,
+            scratch: &scratch)
+        // Undo the letterbox: the square's margins, as fractions of it, come off each side.
+        let square = Double(max(width, height))
+        let margin = SIMD2((1 - Double(width) / square) / 2, (1 - Double(height) / square) / 2)
+        let span = 1 - 2 * margin
+        return Self.weightedSuppression(found).map { detection in
+            var result = detection
+            result.minimum = (detection.minimum - margin) / span
+            result.maximum = (detection.maximum - margin) / span
+            result.keypoints = detection.keypoints.map { ($0 - margin) / span }
+            return result
+        }
+    }
+
+    /// Every detection scoring at least `minimumScore` in the part of the image that `cut` (of the model's
+    /// side) samples, not yet merged, in the tensor's coordinates (0...1 across it).
+    func unmerged(_ image: Image, cut: TensorCut, minimumScore: Double, scratch: inout PixelBuffer) throws
+        -> [Detection]
+    {
+        var cut = cut
         cut.roundToBytes = roundToBytes
         let outputs = try model.infer(
             cut.tensor(from: image, low: low, high: high, reusing: &scratch), shape: [1, Int64(side), Int64(side), 3])
@@ -70,17 +91,7 @@ struct AnchorDetector {
             found.append(
                 Detection(score: score, minimum: center - size / 2, maximum: center + size / 2, keypoints: keypoints))
         }
-        // Undo the letterbox: the square's margins, as fractions of it, come off each side.
-        let square = Double(max(width, height))
-        let margin = SIMD2((1 - Double(width) / square) / 2, (1 - Double(height) / square) / 2)
-        let span = 1 - 2 * margin
-        return Self.weightedSuppression(found).map { detection in
-            var result = detection
-            result.minimum = (detection.minimum - margin) / span
-            result.maximum = (detection.maximum - margin) / span
-            result.keypoints = detection.keypoints.map { ($0 - margin) / span }
-            return result
-        }
+        return found
     }
 
     /// MediaPipe's weighted non-maximum suppression: the best remaining detection and every other one

@@ -5,8 +5,8 @@ struct FaceLandmarks: Node {
     static let info = NodeInfo(
         op: "faceLandmarks",
         summary:
-            "Finds each face's 468-point mesh and Vision's named regions (eyes, brows, nose, lips, pupils, contour, "
-            + "median line), with everything detectFaces gives.",
+            "Finds each face's 468-point mesh, its irises and Vision's named regions (eyes, brows, nose, lips, pupils "
+            + "at the irises' centres, contour, median line), with everything detectFaces gives.",
         access: .global,
         outputs: [
             .init(
@@ -27,11 +27,15 @@ struct FaceLandmarks: Node {
     var range = FaceDetector.Range.short
     @Parameter(doc: "The lowest detector score kept, 0...1; unset: MediaPipe's own.", range: 0...1)
     var minimumConfidence: Double? = nil
+    @Parameter(doc: DetectFaces.minimumFaceSizeDoc, range: 16...100_000, suggested: 20...200, unit: "px")
+    var minimumFaceSize: Double? = nil
     @Parameter(doc: DetectFaces.modelsDoc) var models: FilePath? = nil
 
     func run() throws -> NodeOutputs {
-        let faces = try FaceAnalysis(models: models?.resolved, range: range).faces(
-            in: input, threshold: minimumConfidence, keepMesh: true)
+        let faces = try FaceAnalysis(
+            models: models?.resolved, range: range, tiled: minimumFaceSize != nil, irises: true
+        ).faces(
+            in: input, threshold: minimumConfidence, minimumFaceSize: minimumFaceSize, keepMesh: true)
         return NodeOutputs(["faces": .faces(faces.filter { !$0.landmarks.isEmpty })])
     }
 }

@@ -16,6 +16,11 @@ struct TensorCut {
     /// Round each sample to 8 bits, as OpenCV's warps on 8-bit images do (MediaPipe's hand landmark model
     /// moves its joints by up to 0.6 % of the hand without it).
     var roundToBytes = false
+    /// Each tensor pixel the mean of `supersample` x `supersample` bilinear samples spread over its
+    /// footprint, for cuts that shrink the image (the face tiles' coarser levels): one bilinear sample a
+    /// pixel, as MediaPipe's warp takes, aliases a photo shrunk 3 times, and the full-range detector then
+    /// missed a dark 64-pixel face it found at 20 pixels unshrunk. 1 (one sample) for MediaPipe's own cuts.
+    var supersample = 1
 
     /// The square of side `max(W, H)` centered on the image, edge to edge onto `side` x `side`, as the
     /// face detector sees the image (letterboxed).
@@ -47,6 +52,11 @@ struct TensorCut {
         let (imageWidth, imageHeight) = (image.width, image.height)
         let channels = image.channels
         let scale = high - low
+        let taps = max(supersample, 1)
+        let offsets = (0..<taps).map { (Double($0) + 0.5) / Double(taps) - 0.5 }
+        // An axis-aligned cut's sample columns, once: x is then the same for every row.
+        let aligned = across.y == 0 && down.x == 0
+        let columns = aligned ? (0..<width).flatMap { u in offsets.map { origin.x + (Double(u) + $0) * across.x } } : []
         for (rows, region) in bands(imageWidth, imageHeight) {
             let count = region.area * channels
             if scratch.channels != channels || scratch.samples.capacity < count {
@@ -56,38 +66,32 @@ struct TensorCut {
             scratch.reshape(to: region)
             try image.render(into: &scratch)
             scratch.samples.withUnsafeBufferPointer { samples in
-                for v in rows {
-                    for u in 0..<width {
-                        let point = origin + Double(u) * across + Double(v) * down
-                        let x0 = Int(point.x.rounded(.down))
-                        let y0 = Int(point.y.rounded(.down))
-                        let fx = Float(point.x - Double(x0))
-                        let fy = Float(point.y - Double(y0))
-                        // The four neighbours by index (no arrays: this runs for every tensor sample).
-                        var rgb = SIMD3<Float>()
-                        for corner in 0..<4 {
-                            let (dx, dy) = (corner & 1, corner >> 1)
-                            let weight = (dx == 0 ? 1 - fx : fx) * (dy == 0 ? 1 - fy : fy)
-                            guard weight > 0 else { continue }
-                            var x = x0 + dx
-                            var y = y0 + dy
-                            if replicateBorder {
-                                x = min(max(x, 0), imageWidth - 1)
-                                y = min(max(y, 0), imageHeight - 1)
-                            } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
-                                continue
+                out.withUnsafeMutableBufferPointer { out in
+                    for v in rows {
+                        for u in 0..<width {
+                            var rgb = SIMD3<Float>()
+                            for dv in offsets {
+                                for (tap, du) in offsets.enumerated() {
+                                    // Axis-aligned cuts (detectors, tiles) take their columns' taps from
+                                    // the table; the point is the same either way.
+                                    rgb +=
+                                        aligned
+                                        ? sample(
+                                            x: columns[u * taps + tap],
+                                            y: origin.y + (Double(v) + dv) * down.y, samples, region,
+                                            channels, imageWidth, imageHeight)
+                                        : sample(
+                                            origin + (Double(u) + du) * across + (Double(v) + dv) * down, samples,
+                                            region, channels, imageWidth, imageHeight)
+                                }
                             }
-                            let at = ((y - region.y) * region.width + x - region.x) * channels
-                            let sample =
-                                channels == 1
-                                ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
-                            rgb += sample * weight
+                            if taps > 1 { rgb /= Float(taps * taps) }
+                            if roundToBytes { rgb = (rgb * 255).rounded(.toNearestOrAwayFromZero) / 255 }
+                            let at = (v * width + u) * 3
+                            out[at] = low + scale * rgb.x
+                            out[at + 1] = low + scale * rgb.y
+                            out[at + 2] = low + scale * rgb.z
                         }
-                        if roundToBytes { rgb = (rgb * 255).rounded(.toNearestOrAwayFromZero) / 255 }
-                        let at = (v * width + u) * 3
-                        out[at] = low + scale * rgb.x
-                        out[at + 1] = low + scale * rgb.y
-                        out[at + 2] = low + scale * rgb.z
                     }
                 }
             }
@@ -95,14 +99,72 @@ struct TensorCut {
         return out
     }
 
+    /// The image bilinearly at `point` (integers are pixel centres), from `samples` holding `region`.
+    @inline(__always)
+    private func sample(
+        _ point: SIMD2<Double>, _ samples: UnsafeBufferPointer<Float>, _ region: Rect, _ channels: Int,
+        _ imageWidth: Int, _ imageHeight: Int
+    ) -> SIMD3<Float> {
+        sample(x: point.x, y: point.y, samples, region, channels, imageWidth, imageHeight)
+    }
+
+    @inline(__always)
+    private func sample(
+        x pointX: Double, y pointY: Double, _ samples: UnsafeBufferPointer<Float>, _ region: Rect, _ channels: Int,
+        _ imageWidth: Int, _ imageHeight: Int
+    ) -> SIMD3<Float> {
+        let point = SIMD2(pointX, pointY)
+        let x0 = Int(point.x.rounded(.down))
+        let y0 = Int(point.y.rounded(.down))
+        let fx = Float(point.x - Double(x0))
+        let fy = Float(point.y - Double(y0))
+        // Inside the image with four weights above 0 (nearly every sample), the four neighbours at once;
+        // the same sums in the same order as the loop below, so the same bits.
+        if x0 >= 0, y0 >= 0, x0 + 1 < imageWidth, y0 + 1 < imageHeight, fx > 0, fy > 0 {
+            let at = ((y0 - region.y) * region.width + x0 - region.x) * channels
+            let below = at + region.width * channels
+            func pixel(_ at: Int) -> SIMD3<Float> {
+                channels == 1 ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
+            }
+            var rgb = SIMD3<Float>()
+            rgb += pixel(at) * ((1 - fx) * (1 - fy))
+            rgb += pixel(at + channels) * (fx * (1 - fy))
+            rgb += pixel(below) * ((1 - fx) * fy)
+            rgb += pixel(below + channels) * (fx * fy)
+            return rgb
+        }
+        // The four neighbours by index (no arrays: this runs for every tensor sample).
+        var rgb = SIMD3<Float>()
+        for corner in 0..<4 {
+            let (dx, dy) = (corner & 1, corner >> 1)
+            let weight = (dx == 0 ? 1 - fx : fx) * (dy == 0 ? 1 - fy : fy)
+            guard weight > 0 else { continue }
+            var x = x0 + dx
+            var y = y0 + dy
+            if replicateBorder {
+                x = min(max(x, 0), imageWidth - 1)
+                y = min(max(y, 0), imageHeight - 1)
+            } else if x < 0 || y < 0 || x >= imageWidth || y >= imageHeight {
+                continue
+            }
+            let at = ((y - region.y) * region.width + x - region.x) * channels
+            let sample =
+                channels == 1 ? SIMD3(repeating: samples[at]) : SIMD3(samples[at], samples[at + 1], samples[at + 2])
+            rgb += sample * weight
+        }
+        return rgb
+    }
+
     /// The tensor's rows in bands, each with the region of the image its samples touch (their four
     /// neighbours, clamped into the image). Consecutive rows share a band while one read of their union
     /// costs no more pixels than two reads: the rows of an axis-aligned cut each get their own thin strip,
     /// a rotated crop's rows (which overlap) one region.
     func bands(_ imageWidth: Int, _ imageHeight: Int) -> [(rows: Range<Int>, region: Rect)] {
+        // Supersampled, a tensor pixel's samples spread up to half its footprint around it.
+        let spread = supersample > 1 ? 0.5 : 0
         func reach(_ v: Int) -> Rect {
-            let start = origin + Double(v) * down
-            let end = start + Double(width - 1) * across
+            let start = origin + (Double(v) - spread) * down - spread * across
+            let end = origin + (Double(v) + spread) * down + (Double(width - 1) + spread) * across
             func span(_ a: Double, _ b: Double, _ count: Int) -> (Int, Int) {
                 let low = min(max(Int(min(a, b).rounded(.down)), 0), count - 1)
                 let high = min(max(Int(max(a, b).rounded(.down)) + 1, 0), count - 1)
