@@ -321,7 +321,8 @@ int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint
     if (!WebPPictureInit(&picture)) return fail(err, errlen, "libwebp version mismatch");
     picture.width = (int)width;
     picture.height = (int)height;
-    picture.use_argb = 1;
+    // Lossy WebP is YUV: RGB goes straight to it (as libvips imports it), without an ARGB copy between.
+    picture.use_argb = lossless;
     int stride = (int)(width * (uint32_t)channels);
     int imported = channels == 4 ? WebPPictureImportRGBA(&picture, pixels, stride)
                                  : WebPPictureImportRGB(&picture, pixels, stride);

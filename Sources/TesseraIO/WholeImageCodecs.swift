@@ -77,6 +77,18 @@ enum WholeImage {
         var bytes = [UInt8](repeating: 0, count: image.width * image.height * channels)
         var row = 0
         try RowBands.encode(image, fileChannels: fileChannels, sixteenBit: false) { band, rowBytes, rows in
+            if fileChannels == channels {
+                // RGB or RGBA as stored: the band's rows are the bytes.
+                bytes.withUnsafeMutableBytes { target in
+                    guard let base = target.baseAddress else { return }
+                    for y in 0..<rows {
+                        (base + (row + y) * image.width * channels).copyMemory(
+                            from: band + y * rowBytes, byteCount: image.width * channels)
+                    }
+                }
+                row += rows
+                return
+            }
             for y in 0..<rows {
                 let from = band + y * rowBytes
                 let to = (row + y) * image.width * channels
