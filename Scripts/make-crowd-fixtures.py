@@ -30,13 +30,10 @@ import cv2
 import mediapipe as mp
 import numpy as np
 from fixture_json import dump
+from mediapipe_photos import PEOPLE, ROOT, require_mediapipe
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEOPLE = ["four-fingers-1", "four-fingers-2", "four-fingers-3", "four-fingers-4",
-          "phone-1", "phone-2", "phone-3", "phone-4"]
 OUT = os.path.join(ROOT, "Plugins/Vision/Tests/Fixtures/crowds")
-if mp.__version__ != "0.10.21":
-    sys.exit(f"needs mediapipe 0.10.21, found {mp.__version__}")
+require_mediapipe(mp)
 
 # name -> (width, height, rows as (face size in px, cell width, cell height, cells in the row))
 GRIDS = {

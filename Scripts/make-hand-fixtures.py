@@ -22,21 +22,16 @@ pixels (normalized x * W, y * H, z * W), rounded to 4 decimals, in MediaPipe's j
 """
 import json
 import os
-import sys
 
 import cv2
 import mediapipe as mp
 import numpy as np
 from fixture_json import dump
+from mediapipe_photos import IMAGES, MEDIAPIPE_FIXTURES, ROOT, require_mediapipe
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEOPLE = ["four-fingers-1", "four-fingers-2", "four-fingers-3", "four-fingers-4",
-          "phone-1", "phone-2", "phone-3", "phone-4"]
-IMAGES = [f"Examples/images/people/{s}.jpg" for s in PEOPLE] + ["Examples/images/astronaut.png"]
-OUT = os.path.join(ROOT, "Plugins/Vision/Tests/Fixtures/mediapipe")
+OUT = MEDIAPIPE_FIXTURES
 DERIVED_OUT = os.path.join(ROOT, "Plugins/Vision/Tests/Fixtures/hands")
-if mp.__version__ != "0.10.21":
-    sys.exit(f"needs mediapipe 0.10.21, found {mp.__version__}")
+require_mediapipe(mp)
 
 
 def people(stem):

@@ -29,21 +29,16 @@ face's width (the mesh's extent in x), each list in MediaPipe's face order.
 """
 import json
 import os
-import sys
 
 import cv2
 import mediapipe as mp
 import numpy as np
 import tflite_runtime.interpreter as tflite
 from fixture_json import dump
+from mediapipe_photos import IMAGES, MEDIAPIPE_FIXTURES, ROOT, require_mediapipe
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEOPLE = ["four-fingers-1", "four-fingers-2", "four-fingers-3", "four-fingers-4",
-          "phone-1", "phone-2", "phone-3", "phone-4"]
-IMAGES = [f"Examples/images/people/{s}.jpg" for s in PEOPLE] + ["Examples/images/astronaut.png"]
-OUT = os.path.join(ROOT, "Plugins/Vision/Tests/Fixtures/mediapipe")
-if mp.__version__ != "0.10.21":
-    sys.exit(f"needs mediapipe 0.10.21, found {mp.__version__}")
+OUT = MEDIAPIPE_FIXTURES
+require_mediapipe(mp)
 
 
 def iris(points):

@@ -100,35 +100,9 @@ import TesseraNodes
     static func blurFaces(_ photo: Image, _ settings: [String] = []) throws -> (
         status: Int32, stderr: String, written: PixelBuffer?
     ) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-blur-faces-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("photo.png").path
-        try ImageFile.save(photo, to: input)
-        let output = folder.appendingPathComponent("blurred.png").path
-        let tessera = try #require(
-            [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
-                .map { $0.appendingPathComponent("tessera") }.first {
-                    FileManager.default.isExecutableFile(atPath: $0.path)
-                })
-        _ = try PluginNodeTests.catalog()  // the plugin is built
-        let process = Process()
-        process.executableURL = tessera
-        process.arguments =
-            [
-                "run", VisionPluginTests.plugin.appendingPathComponent("blur-faces.yaml").path, "--plugin",
-                VisionPluginTests.plugin.appendingPathComponent("libvision.so").path, "--set", "photo.path=\(input)",
-                "--set", "a.path=\(output)",
-            ] + settings.flatMap { ["--set", $0] }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let written =
-            FileManager.default.fileExists(atPath: output) ? try ImageFile.load(path: output).1.pixels() : nil
-        return (process.terminationStatus, stderr, written)
+        let result = try VisionPluginTests.runGraph(
+            "blur-faces.yaml", on: photo, writing: "a", to: "blurred.png", settings: settings)
+        return (result.status, result.stderr, result.written?.1)
     }
 
     /// The graph blurs every face of the group photo (each face's box changed, on average by over 2 % of

@@ -318,13 +318,24 @@ import TesseraTesting
     static func passport(_ photo: Image, environment: [String: String] = [:]) throws -> (
         status: Int32, stderr: String, written: (ImageInfo, PixelBuffer)?
     ) {
+        try runGraph("passport.yaml", on: photo, writing: "out", to: "passport.jpg", environment: environment)
+    }
+
+    /// `tessera run Plugins/Vision/GRAPH --plugin libvision.so` on `photo` (saved as photo.png in a temporary
+    /// folder), its save node `save` writing `output` in that folder, with `settings` as `--set`s and
+    /// `environment` added: the exit status, stderr, and the file written (nil when none was). The process
+    /// must end by exiting, and leave no half-written file beside them.
+    static func runGraph(
+        _ graph: String, on photo: Image, writing save: String, to output: String, settings: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> (status: Int32, stderr: String, written: (ImageInfo, PixelBuffer)?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tessera-vision-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("photo.png").path
         try ImageFile.save(photo, to: input)
-        let output = folder.appendingPathComponent("passport.jpg").path
+        let outputPath = folder.appendingPathComponent(output).path
         let tessera = try #require(
             [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
                 .map { $0.appendingPathComponent("tessera") }.first {
@@ -333,11 +344,12 @@ import TesseraTesting
         _ = try PluginNodeTests.catalog()  // the plugin is built
         let process = Process()
         process.executableURL = tessera
-        process.arguments = [
-            "run", plugin.appendingPathComponent("passport.yaml").path, "--plugin",
-            plugin.appendingPathComponent("libvision.so").path, "--set", "photo.path=\(input)", "--set",
-            "out.path=\(output)",
-        ]
+        process.arguments =
+            [
+                "run", plugin.appendingPathComponent(graph).path, "--plugin",
+                plugin.appendingPathComponent("libvision.so").path, "--set", "photo.path=\(input)", "--set",
+                "\(save).path=\(outputPath)",
+            ] + settings.flatMap { ["--set", $0] }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
@@ -348,12 +360,12 @@ import TesseraTesting
         #expect(process.terminationReason == .exit)
         // Decoded now: the folder goes when this returns.
         var written: (ImageInfo, PixelBuffer)? = nil
-        if FileManager.default.fileExists(atPath: output) {
-            let (info, image) = try ImageFile.load(path: output)
+        if FileManager.default.fileExists(atPath: outputPath) {
+            let (info, image) = try ImageFile.load(path: outputPath)
             written = (info, try image.pixels())
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
-            $0 != "photo.png" && $0 != "passport.jpg"
+            $0 != "photo.png" && $0 != output
         }
         #expect(leftovers.isEmpty, "half-written files: \(leftovers)")
         return (process.terminationStatus, stderr, written)

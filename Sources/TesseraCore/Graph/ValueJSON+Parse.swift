@@ -114,15 +114,7 @@ extension ValueJSON {
                 let line = try reader.object(item, at: at)
                 let confidence = try reader.box(line, at: at).confidence
                 let string = try reader.string(line["string"], at: "\(at).string")
-                let corners = try reader.array(line["quad"], at: "\(at).quad", limit: 4)
-                guard corners.count == 4 else {
-                    throw ParseError(message: "\(at).quad holds \(corners.count) points, not 4")
-                }
-                var quad: [SIMD2<Double>] = []
-                for (k, corner) in corners.enumerated() {
-                    let pair = try reader.numbers(corner, at: "\(at).quad[\(k)]", count: 2)
-                    quad.append(SIMD2(pair[0], pair[1]))
-                }
+                let quad = try reader.quadrilateral(line["quad"], at: "\(at).quad")
                 lines.append(TextLine(quad: quad, string: string, confidence: confidence))
             }
             return .text(lines)
@@ -136,15 +128,7 @@ extension ValueJSON {
                 let confidence = try reader.box(code, at: at).confidence
                 let symbology = try reader.string(code["symbology"], at: "\(at).symbology")
                 let payload = try reader.string(code["payload"], at: "\(at).payload")
-                let points = try reader.array(code["corners"], at: "\(at).corners", limit: 4)
-                guard points.count == 4 else {
-                    throw ParseError(message: "\(at).corners holds \(points.count) points, not 4")
-                }
-                var corners: [SIMD2<Double>] = []
-                for (k, point) in points.enumerated() {
-                    let pair = try reader.numbers(point, at: "\(at).corners[\(k)]", count: 2)
-                    corners.append(SIMD2(pair[0], pair[1]))
-                }
+                let corners = try reader.quadrilateral(code["corners"], at: "\(at).corners")
                 codes.append(Barcode(corners: corners, symbology: symbology, payload: payload, confidence: confidence))
             }
             return .barcodes(codes)
@@ -319,6 +303,18 @@ extension ValueJSON {
             var result: [Double] = []
             for (index, item) in items.enumerated() { result.append(try number(item, at: "\(place)[\(index)]")) }
             return result
+        }
+
+        /// Four `[x, y]` points: a text line's quad, a barcode's corners.
+        func quadrilateral(_ value: Literal?, at place: String) throws(ParseError) -> [SIMD2<Double>] {
+            let points = try array(value, at: place, limit: 4)
+            guard points.count == 4 else { throw ParseError(message: "\(place) holds \(points.count) points, not 4") }
+            var corners: [SIMD2<Double>] = []
+            for (index, point) in points.enumerated() {
+                let pair = try numbers(point, at: "\(place)[\(index)]", count: 2)
+                corners.append(SIMD2(pair[0], pair[1]))
+            }
+            return corners
         }
 
         func integer(_ value: Literal?, at place: String) throws(ParseError) -> Int {
