@@ -10,7 +10,12 @@ import TesseraPluginHost
 ///   bits as rendering it whole;
 /// - its kernel reads nothing outside the input regions it declares: handed input buffers larger than
 ///   it asked for, every pixel outside the declared regions NaN, no NaN may reach its output, which must
-///   also equal the whole render.
+///   also equal the whole render;
+/// - each format it computes in gives the bytes of its Float32 render: run again on its image inputs
+///   held as 8-bit and as 16-bit file samples, each image output written as file samples of its layout,
+///   tile by tile, through whatever path its kernels take for that format (a ``FormatKernel``'s
+///   table, a ``ChannelKernel``'s lookup table, a point kernel's strips, a move) equals its whole
+///   Float32 render rounded as writers round.
 ///
 /// In a node's tests, configure the node as a graph would and check it; the outputs come back for the
 /// node's own reference tests:
@@ -32,7 +37,8 @@ import TesseraPluginHost
 /// Runs are deterministic: the same ``seed`` picks the same tilings and regions.
 ///
 /// - Cost: each image output is rendered whole once, then `tilings` times in tiles and `regions` times
-///   through its kernel: about `1 + tilings + regions` renders of the output.
+///   through its kernel, then for each of two packed depths the node runs again and the output is
+///   rendered whole and once in tiles: about `5 + tilings + regions` renders of the output.
 public struct NodeVerifier: Sendable {
     /// Seeds the random tilings and regions.
     public var seed: UInt64
@@ -117,6 +123,8 @@ public struct NodeVerifier: Sendable {
                 failures += try checkRegions(source, of: image, whole: whole, context: context, random: &random)
             }
         }
+        failures += try checkFormats(
+            declaration, parameters: parameters, inputs: inputs, ports: ports, random: &random)
         return NodeVerification(op: declaration.op, subject: subject, outputs: outputs, failures: failures)
     }
 
@@ -256,6 +264,12 @@ struct Difference {
     var sample: VerificationFailure.Sample
     var expected: Float?
     var got: Float
+
+    init(sample: VerificationFailure.Sample, expected: Float?, got: Float) {
+        self.sample = sample
+        self.expected = expected
+        self.got = got
+    }
 
     /// Nil when `got` has the same region, channels and bits as `expected`.
     init?(_ expected: PixelBuffer, _ got: PixelBuffer) {

@@ -25,6 +25,11 @@ public struct VerificationFailure: Error, Sendable, CustomStringConvertible {
         /// Rendering a region from exactly the input regions the kernel declares gave other bits than the
         /// whole render.
         case regionRender
+        /// Rendering the output packed (8- or 16-bit file samples, from inputs in that format) tile by
+        /// tile gave other bytes than rendering it whole as Float32 and rounding: a format the kernel
+        /// computes in (its format table, a lookup table, a strip or move path) disagrees with its
+        /// Float32 render.
+        case format
     }
 
     /// Where in an image a failure shows: one sample.
@@ -80,7 +85,7 @@ public struct VerificationFailure: Error, Sendable, CustomStringConvertible {
         var text = "\(name)\(subject.isEmpty ? "" : " (\(subject))"): \(message)"
         if let sample {
             text += ": \(sample)"
-            if let region { text += " in \(check == .tiling ? "tile" : "region") \(region)" }
+            if let region { text += " in \(check == .tiling || check == .format ? "tile" : "region") \(region)" }
             if let expected, let got {
                 text +=
                     ": expected \(expected) (bits 0x\(String(expected.bitPattern, radix: 16))), got \(got)"

@@ -55,6 +55,59 @@ import TesseraCore
         }
     }
 
+    /// Calls itself a ``ChannelKernel`` (each channel a function of itself alone) but makes gray from
+    /// red, green and blue: its 8-bit lookup table, made from pixels whose channels are all equal,
+    /// cannot give what its Float32 render gives.
+    struct MixesChannels: Node {
+        static let info = NodeInfo(
+            op: "mixesChannels", summary: "", access: .point, outputs: [.init("output", .image, doc: "")],
+            example: "")
+        @Input(doc: "") var input: Image
+
+        func run() throws -> NodeOutputs { NodeOutputs(.image(Image(mapping: input, with: Kernel()))) }
+
+        struct Kernel: ChannelKernel {
+            func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
+                PointLoop.map(&output, inputs[0]) { pixel in
+                    let gray = (pixel.x + pixel.y + pixel.z) / 3
+                    return SIMD4(gray, gray, gray, pixel.w)
+                }
+            }
+        }
+    }
+
+    /// A ``FormatKernel`` whose packed path writes each byte one level above what its Float32 render
+    /// rounds to.
+    struct OffByOne: Node {
+        static let info = NodeInfo(
+            op: "offByOne", summary: "", access: .point, outputs: [.init("output", .image, doc: "")], example: "")
+        @Input(doc: "") var input: Image
+
+        func run() throws -> NodeOutputs { NodeOutputs(.image(Image(mapping: input, with: Kernel()))) }
+
+        struct Kernel: FormatKernel {
+            func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
+                output.copy(from: inputs[0])
+            }
+
+            func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
+                guard case .packed(let input) = inputs[0], input.format.depth == .uint8,
+                    output.encoder.packed == input.format
+                else { return false }
+                let count = output.region.width * input.format.bands
+                for row in 0..<output.region.height {
+                    let from = input.pointer(x: output.region.minX, y: output.region.minY + row)
+                    let to = output.base + row * output.rowBytes
+                    for i in 0..<count {
+                        to.storeBytes(
+                            of: from.load(fromByteOffset: i, as: UInt8.self) &+ 1, toByteOffset: i, as: UInt8.self)
+                    }
+                }
+                return true
+            }
+        }
+    }
+
     /// A parameter whose default lies outside its own range.
     struct BadDefault: Node {
         static let info = NodeInfo(
@@ -106,6 +159,29 @@ import TesseraCore
                 && !tiled.failures.contains { $0.check == .declaredRegion })
         #expect(throws: NodeVerificationError.self) {
             try NodeVerifier().verify(TileDependent.self, inputs: ["input": .image(TestImages.gray())])
+        }
+    }
+
+    /// A packed path that disagrees with the Float32 render is found in the format it takes (8-bit
+    /// here), named with the pixel and both levels; 16-bit inputs take the Float32 path and pass.
+    @Test(arguments: [
+        (TestImages.rgba(), "mixesChannels"), (TestImages.rgba(alpha: false), "offByOne"),
+    ])
+    func catchesAPackedPathThatDisagreesWithFloat32(_ image: Image, _ op: String) throws {
+        let verification =
+            op == "offByOne"
+            ? try NodeVerifier().check(OffByOne.self, inputs: ["input": .image(image)])
+            : try NodeVerifier().check(MixesChannels.self, inputs: ["input": .image(image)])
+        #expect(verification.failures.map(\.check) == [.format], "\(verification.failures)")
+        let failure = try #require(verification.failures.first)
+        #expect(failure.subject.hasSuffix("(inputs uint8)"))
+        #expect(failure.description.contains("written as uint8 x \(image.layout.fileChannels) in tiles of "))
+        let expected = try #require(failure.expected)
+        let got = try #require(failure.got)
+        if op == "offByOne" {
+            #expect(got == expected + 1 || (expected == 255 && got == 0))
+        } else {
+            #expect(got != expected)
         }
     }
 
