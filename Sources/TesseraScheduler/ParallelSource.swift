@@ -2,14 +2,15 @@ import Synchronization
 import TesseraCore
 
 /// An image as a sink or a global node reads it: requests are served from bands, one row of tiles
-/// each, whose tiles render on the run's workers (``WorkerPool``). Writers ask for a few rows at a
-/// time (a strip, 64 PNG rows); a band is kept until a request starts below it.
+/// each, whose tiles render on the run's workers (``WorkerPool``). Writers ask for some rows at a
+/// time (a TIFF strip, 64 JPEG rows, about 2 MB of PNG rows); a band is kept until a request starts
+/// below it.
 ///
 /// Workers take tiles one after another, across band boundaries, so none waits at the end of a band
 /// for the other's last tile. The reader takes the tiles of the band it waits for itself, so it never
-/// waits for tiles no one renders. For a sink on several threads the workers run up to two bands
-/// ahead of the writer, as libvips' write-behind: the writer writes one band while the next ones
-/// render. A writer reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its
+/// waits for tiles no one renders. For a sink on several threads the workers run one band ahead of
+/// the writer (``ahead(role:threads:)``), as libvips' write-behind: the writer writes one band while
+/// the next renders. A writer reads through ``encode(_:with:scratch:into:rowBytes:)``: its bands then hold its
 /// file's samples, which the workers encode as each tile renders.
 package final class ParallelSource: PixelSource, LendsEncodedRows, WorkSet {
     let image: Image
