@@ -90,10 +90,12 @@ import TesseraCore
                 output.copy(from: inputs[0])
             }
 
-            func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
-                guard case .packed(let input) = inputs[0], input.format.depth == .uint8,
-                    output.encoder.packed == input.format
-                else { return false }
+            func computes(_ output: SampleEncoder, from inputs: [SampleFormat?]) -> Bool {
+                inputs[0]?.depth == .uint8 && output.packed == inputs[0]
+            }
+
+            func render(into output: PackedOutput, from inputs: [KernelSamples]) {
+                guard case .packed(let input) = inputs[0] else { return }
                 let count = output.region.width * input.format.bands
                 for row in 0..<output.region.height {
                     let from = input.pointer(x: output.region.minX, y: output.region.minY + row)
@@ -103,7 +105,6 @@ import TesseraCore
                             of: from.load(fromByteOffset: i, as: UInt8.self) &+ 1, toByteOffset: i, as: UInt8.self)
                     }
                 }
-                return true
             }
         }
     }

@@ -98,63 +98,85 @@ package final class KernelSource: PixelSource {
         try kernel.render(into: &output, from: buffers)
     }
 
-    /// Writes `region` packed by `encoder` without a Float32 tile where the kernel allows it: a
-    /// translation (crop) asks its input for the same encoding; a point kernel with an input in its
-    /// own format reads it packed and renders strips of rows small enough to stay in cache; a
-    /// ``FormatKernel`` renders from packed inputs itself. Anything else renders a Float32 tile and
-    /// encodes it, as the default does. Every path writes the bytes the default would.
+    /// How a region is written packed: the one path ``encode(_:with:scratch:into:rowBytes:)`` takes,
+    /// chosen before any pixel is rendered. Every path writes the bytes of a Float32 render encoded.
+    package enum PackedPath: String, Sendable {
+        /// A translation (crop) asks its input for the moved region in the same encoding.
+        case translate
+        /// A ``MoveKernel`` reads its input in its own format and moves the samples.
+        case move
+        /// A ``FormatKernel`` renders from the inputs as held, its table accepting their formats.
+        case formatKernel
+        /// A ``ChannelKernel`` from 8 bits to the same 8 bits, through a table of 256 entries a channel.
+        case lookup
+        /// A point kernel with a packed input: strips of rows decoded, rendered and encoded in cache.
+        case strips
+        /// A Float32 tile, rendered and encoded.
+        case float32
+    }
+
+    /// The path writing `region` for `encoder` takes, and which inputs it reads packed.
+    package func packedPath(_ region: Rect, for encoder: SampleEncoder) -> (
+        PackedPath, regions: [Rect], packable: [Bool]
+    ) {
+        let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
+        if inputs.count == 1, kernel is any MoveKernel, inputs[0].image.extent.contains(regions[0]) {
+            if kernel is any TranslationKernel { return (.translate, regions, [true]) }
+            if let format = encoder.packed, format == inputs[0].image.nativeFormat { return (.move, regions, [true]) }
+        }
+        let packable = packable(regions)
+        let formats = inputs.indices.map { packable[$0] ? inputs[$0].image.nativeFormat : nil }
+        if let formatKernel = kernel as? any FormatKernel, formatKernel.computes(encoder, from: formats) {
+            return (.formatKernel, regions, packable)
+        }
+        if kernel is any ChannelKernel, inputs.count == 1, let format = formats[0], format.depth == .uint8,
+            encoder.packed == format
+        {
+            return (.lookup, regions, packable)
+        }
+        // Strips pay where the output is narrower than Float32; a float file takes the tile.
+        if packable.contains(true), regions.allSatisfy({ $0 == region }), encoder.packed?.depth != .float32 {
+            return (.strips, regions, packable)
+        }
+        return (.float32, regions, packable)
+    }
+
+    /// Writes `region` packed by `encoder` by the path ``packedPath(_:for:)`` picks: only the
+    /// ``PackedPath/float32`` path makes a Float32 tile.
     package func encode(
         _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
         rowBytes: Int
     ) throws {
-        if let move = kernel as? any TranslationKernel, inputs.count == 1 {
-            let from = region.offsetBy(dx: move.offset.x, dy: move.offset.y)
-            if inputs[0].image.extent.contains(from) {
-                try inputs[0].image.encode(from, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
-                return
-            }
-        }
-        if let move = kernel as? any MoveKernel, inputs.count == 1, let format = encoder.packed,
-            format == inputs[0].image.nativeFormat
-        {
+        let (path, regions, packable) = packedPath(region, for: encoder)
+        switch path {
+        case .translate:
+            try inputs[0].image.encode(regions[0], with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+        case .move:
             // The input's samples, read in its format and moved.
-            let area = kernel.inputRegion(for: region, input: 0)
-            if inputs[0].image.extent.contains(area) {
-                let areaRowBytes = area.width * format.bytesPerPixel
-                var storage = [Float].scratch(count: (area.height * areaRowBytes + 3) / 4)
-                defer { storage.recycleScratch() }
-                try storage.withUnsafeMutableBytes { raw in
-                    guard let base = raw.baseAddress else { return }
-                    try inputs[0].image.encode(
-                        area, with: encoder, scratch: &scratch, into: base, rowBytes: areaRowBytes)
-                    move.move(
-                        from: PackedSamples(region: area, format: format, base: base, rowBytes: areaRowBytes),
-                        into: bytes, rowBytes: rowBytes, region: region)
-                }
-                return
+            guard let move = kernel as? any MoveKernel, let format = encoder.packed else { return }
+            let area = regions[0]
+            let areaRowBytes = area.width * format.bytesPerPixel
+            var storage = [Float].scratch(count: (area.height * areaRowBytes + 3) / 4)
+            defer { storage.recycleScratch() }
+            try storage.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                try inputs[0].image.encode(area, with: encoder, scratch: &scratch, into: base, rowBytes: areaRowBytes)
+                move.move(
+                    from: PackedSamples(region: area, format: format, base: base, rowBytes: areaRowBytes),
+                    into: bytes, rowBytes: rowBytes, region: region)
             }
-        }
-        let regions = inputs.indices.map { kernel.inputRegion(for: region, input: $0) }
-        let packable = packable(regions)
-        // Strips pay where the output is narrower than Float32; a float file takes the tile.
-        let strips = regions.allSatisfy { $0 == region } && encoder.packed?.depth != .float32
-        let formatKernel = kernel as? any FormatKernel
-        if formatKernel != nil || strips, packable.contains(true) || (formatKernel != nil && encoder.packed != nil) {
-            var done = false
+        case .formatKernel, .lookup, .strips:
             try renderFormats(region, regions: regions, packable: packable) { samples in
                 let output = PackedOutput(region: region, encoder: encoder, base: bytes, rowBytes: rowBytes)
-                if let formatKernel, try formatKernel.render(into: output, from: samples) {
-                    done = true
-                } else if kernel is any ChannelKernel, try renderLookup(into: output, from: samples) {
-                    done = true
-                } else if strips {
-                    try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
-                    done = true
+                switch path {
+                case .formatKernel: try (kernel as? any FormatKernel)?.render(into: output, from: samples)
+                case .lookup: try renderLookup(into: output, from: samples)
+                default: try renderStrips(region, from: samples, with: encoder, into: bytes, rowBytes: rowBytes)
                 }
             }
-            if done { return }
+        case .float32:
+            try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
         }
-        try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
     }
 
     /// Which inputs can be read packed for `regions`: those with a native format, where the region lies
@@ -239,11 +261,9 @@ package final class KernelSource: PixelSource {
     }
 
     /// A ``ChannelKernel`` from 8-bit samples to 8-bit samples of the same bands, through its table
-    /// (``makeTable(_:encoder:)``); false for other formats.
-    private func renderLookup(into output: PackedOutput, from samples: [KernelSamples]) throws -> Bool {
-        guard samples.count == 1, case .packed(let input) = samples[0], input.format.depth == .uint8,
-            output.encoder.packed == input.format
-        else { return false }
+    /// (``makeTable(_:encoder:)``).
+    private func renderLookup(into output: PackedOutput, from samples: [KernelSamples]) throws {
+        guard case .packed(let input) = samples[0] else { return }
         let bands = input.format.bands
         let table = try tables.withLock({ $0[input.format] }) ?? makeTable(input.format, encoder: output.encoder)
         let region = output.region
@@ -286,7 +306,6 @@ package final class KernelSource: PixelSource {
                 }
             }
         }
-        return true
     }
 
     /// The table of a ``ChannelKernel`` for 8-bit `format`: the kernel renders the value `v` in every

@@ -177,14 +177,18 @@ public enum KernelSamples {
 /// A kernel that reads its inputs in their own formats and writes its output in the one asked for,
 /// choosing its working format in between: an area node (a blur) that would otherwise be handed its
 /// input, margin included, as a Float32 tile and return one, or a point node with an integer path
-/// for 8-bit samples. It must write the bytes its ``ImageKernel/render(into:from:)`` would encode to,
-/// or say in its node's documentation how far from them it may be (the tests run every example
-/// graph both ways, ``RunOptions/floatTiles``).
+/// for 8-bit samples. Its format table (``computes(_:from:)``) says for which formats it does; it must
+/// write there the bytes its ``ImageKernel/render(into:from:)`` would encode to, which the node
+/// verifier checks in 8 and 16 bits.
 public protocol FormatKernel: ImageKernel {
+    /// The kernel's format table: whether it renders output written by `output` itself from inputs
+    /// held as `inputs` (each input's packed format, nil for one it is handed as Float32). Where it
+    /// does not, the scheduler renders a Float32 tile and encodes it.
+    func computes(_ output: SampleEncoder, from inputs: [SampleFormat?]) -> Bool
+
     /// Renders `output.region` into `output`, from `inputs` covering at least
-    /// ``ImageKernel/inputRegion(for:input:)`` each; returns false, having written nothing, for
-    /// formats it has no path for (the scheduler then renders as for any kernel).
-    func render(into output: PackedOutput, from inputs: [KernelSamples]) throws -> Bool
+    /// ``ImageKernel/inputRegion(for:input:)`` each, in formats its table accepts.
+    func render(into output: PackedOutput, from inputs: [KernelSamples]) throws
 }
 
 /// A kernel that reads its inputs as they are held (``KernelSamples``: a decoded file's packed samples,

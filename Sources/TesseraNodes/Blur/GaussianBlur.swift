@@ -138,11 +138,16 @@ struct GaussianBlur: Node {
             }
         }
 
+        /// Any format: an input read packed, or an output written packed, spares a Float32 tile.
+        func computes(_ output: SampleEncoder, from inputs: [SampleFormat?]) -> Bool {
+            inputs[0] != nil || output.packed != nil
+        }
+
         /// Reads an input in its own format (8-bit RGB straight into the 3-channel working copy) and
         /// writes each output row packed as it is made: no Float32 tile on either side.
-        func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
+        func render(into output: PackedOutput, from inputs: [KernelSamples]) {
             let region = output.region
-            guard !region.isEmpty else { return true }
+            guard !region.isEmpty else { return }
             var line = [Float].scratch(count: region.width * 4)
             defer { line.recycleScratch() }
             line.withUnsafeMutableBufferPointer { line in
@@ -161,7 +166,6 @@ struct GaussianBlur: Node {
                     output.encode(line, x: region.minX, y: region.minY + row, count: region.width)
                 }
             }
-            return true
         }
 
         /// Blurs `region` from `input`, which covers it and its margin: output row `r` (from the top of

@@ -69,13 +69,19 @@ struct BlendWithMask: Node {
     struct Kernel: FormatKernel {
         var weights: SIMD4<Float>
 
-        func render(into output: PackedOutput, from inputs: [KernelSamples]) -> Bool {
-            guard inputs.count == 3, case .packed(let fore) = inputs[0], case .packed(let mask) = inputs[1],
-                case .packed(let back) = inputs[2], mask.format == SampleFormat(depth: .uint8, bands: 1),
-                fore.format.depth == .uint8, fore.format.bands == 3 || fore.format.bands == 1,
-                back.format == fore.format, output.encoder.packed == fore.format,
-                weights.w == 0, abs(weights.x + weights.y + weights.z - 1) < 1e-6
-            else { return false }
+        func computes(_ output: SampleEncoder, from inputs: [SampleFormat?]) -> Bool {
+            guard inputs.count == 3, let fore = inputs[0], let mask = inputs[1], let back = inputs[2] else {
+                return false
+            }
+            return mask == SampleFormat(depth: .uint8, bands: 1) && fore.depth == .uint8
+                && (fore.bands == 3 || fore.bands == 1) && back == fore && output.packed == fore
+                && weights.w == 0 && abs(weights.x + weights.y + weights.z - 1) < 1e-6
+        }
+
+        func render(into output: PackedOutput, from inputs: [KernelSamples]) {
+            guard case .packed(let fore) = inputs[0], case .packed(let mask) = inputs[1],
+                case .packed(let back) = inputs[2]
+            else { return }
             let region = output.region
             for row in 0..<region.height {
                 let y = region.minY + row
@@ -86,7 +92,6 @@ struct BlendWithMask: Node {
                     mask.pointer(x: region.minX, y: y).assumingMemoryBound(to: UInt8.self), fore.format.bands,
                     region.width, (output.base + row * output.rowBytes).assumingMemoryBound(to: UInt8.self))
             }
-            return true
         }
 
         func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
