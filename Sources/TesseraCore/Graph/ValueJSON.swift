@@ -2,7 +2,7 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`, `bodies.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 package enum ValueJSON {
@@ -17,6 +17,7 @@ package enum ValueJSON {
         case .text(let lines): json(lines)
         case .hands(let hands): json(hands)
         case .barcodes(let codes): json(codes)
+        case .bodies(let bodies): json(bodies)
         }
     }
 
@@ -113,6 +114,29 @@ package enum ValueJSON {
                     + JSONText.quoted(code.payload) + ", \"corners\": ["
                     + code.corners.map(point).joined(separator: ",")
                     + "]}"
+            })
+    }
+
+    /// `{"kind": "bodies", "bodies": [...]}`: each body's box (`x`, `y`, `width`, `height`, `confidence`; around
+    /// the joints seen), its `joints` by MediaPipe's 33 names, each `{"x", "y", "z", "visibility", "presence"}`,
+    /// and `vision`, Vision's 19 joints read from them, each `{"x", "y", "confidence"}` (derived, so ignored
+    /// when read back). One body a line.
+    static func json(_ bodies: [Body]) -> String {
+        list(
+            "bodies",
+            bodies.map { body in
+                let joints = Body.Joint.allCases.enumerated().map { index, joint in
+                    let at = body.joints[index]
+                    return "\"\(joint.rawValue)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), "
+                        + "\"z\": \(number(at.z)), \"visibility\": \(number(body.visibilities[index])), "
+                        + "\"presence\": \(number(body.presences[index]))}"
+                }
+                let vision = body.visionPoints.map { name, point, confidence in
+                    "\"\(name)\": {\"x\": \(number(point.x)), \"y\": \(number(point.y)), "
+                        + "\"confidence\": \(number(confidence))}"
+                }
+                return "{" + fields(body.box) + ", \"joints\": {" + joints.joined(separator: ", ") + "}, \"vision\": {"
+                    + vision.joined(separator: ", ") + "}}"
             })
     }
 
