@@ -108,9 +108,14 @@ import Testing
     /// is around the joints seen (visibility from 0.5), Vision's neck and root lie between the shoulders and
     /// the hips with the lower visibility of the two, and a boxes port takes a body as its box.
     @Test func bodiesRoundTrip() throws {
-        let joints = (0..<33).map { SIMD3(100 + Double($0) * 2, 50 + Double($0) * 10, -Double($0) / 4) }
+        let joints: [SIMD3<Double>] = (0..<33).map { (index: Int) -> SIMD3<Double> in
+            let i = Double(index)
+            return SIMD3(100 + i * 2, 50 + i * 10, -i / 4)
+        }
         // The last joints (the legs, from index 25) are hidden.
-        let visibilities = (0..<33).map { $0 < 25 ? Double(50 + $0) / 100 : 0.125 }
+        let visibilities: [Double] = (0..<33).map { (index: Int) -> Double in
+            index < 25 ? Double(50 + index) / 100 : 0.125
+        }
         let bodies = [
             Body(
                 joints: joints, visibilities: visibilities, presences: Array(repeating: 0.75, count: 33),
@@ -125,9 +130,10 @@ import Testing
         #expect(back == bodies)
         #expect(bodies[0].box == Box(x: 100, y: 50, width: 48, height: 240, confidence: 0.875))
         #expect(bodies[1].box == Box(x: 100, y: 50, width: 64, height: 320, confidence: 1))
-        #expect([Box].from(.bodies(bodies)) == bodies.map(\.box))
+        #expect([Box].from(.bodies(bodies)) == bodies.map { $0.box })
         let vision = bodies[0].visionPoints
-        #expect(vision.map(\.name).count == 19 && Set(vision.map(\.name)).count == 19)
+        let names = vision.map { $0.name }
+        #expect(names.count == 19 && Set(names).count == 19)
         let neck = try #require(vision.first { $0.name == "neck" })
         #expect(neck.point == SIMD2(123, 165) && neck.confidence == 0.61)
         let root = try #require(vision.first { $0.name == "root" })
