@@ -10,16 +10,7 @@ import TesseraTesting
 /// enlarged, two people side by side: MediaPipe's solution finds one person an image, so there each person
 /// is held to MediaPipe on their half of the image alone).
 @Suite(.serialized) struct VisionBodyTests {
-    /// Each image with its MediaPipe reference.
-    static let bodyPhotos: [(image: String, reference: String)] =
-        VisionPluginTests.photos.map { photo in
-            let stem = (photo as NSString).deletingPathExtension
-            let folder = photo == "astronaut.png" ? "Examples/images" : "Examples/images/people"
-            return ("\(folder)/\(photo)", "Plugins/Vision/Tests/Fixtures/mediapipe/\(stem)-bodies.json")
-        }
-        + ["four-fingers-4-rotated", "phone-1-2x", "phone-3-mirrored", "two-hands"].map {
-            ("Plugins/Vision/Tests/Fixtures/hands/\($0).png", "Plugins/Vision/Tests/Fixtures/bodies/\($0)-bodies.json")
-        }
+    static let bodyPhotos = VisionHandsAndTextTests.photos(withReferences: "bodies")
 
     static func bodies(_ image: Image, _ parameters: [String: any ParameterValue] = [:]) throws -> [Body] {
         guard case .bodies(let bodies) = try VisionPluginTests.run("detectBodyPose", image, parameters) else {

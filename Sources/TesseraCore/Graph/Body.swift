@@ -45,10 +45,7 @@ public struct Body: Sendable, Equatable {
         self.presences = presences
         let seen = zip(joints, visibilities).filter { $0.1 >= Self.seen }.map(\.0)
         let points = seen.isEmpty ? joints : seen
-        let xs = points.map(\.x)
-        let ys = points.map(\.y)
-        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
-        box = Box(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
+        box = Box(around: points.map(\.x), points.map(\.y), confidence: confidence)
     }
 
     public func joint(_ which: Joint) -> SIMD3<Double> {

@@ -79,6 +79,13 @@ public struct Box: Sendable, Equatable {
         self.confidence = confidence
     }
 
+    /// The box around points given by their coordinates (a text line's quad, a hand's joints); at the
+    /// origin and empty when there are none.
+    package init(around xs: [Double], _ ys: [Double], confidence: Double) {
+        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
+        self.init(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
+    }
+
     /// The smallest whole-pixel rectangle that covers the box; empty if the box is not finite.
     public var enclosingRect: Rect {
         let limit = Double(1 << 40)  // far beyond any image, and safe to convert to Int

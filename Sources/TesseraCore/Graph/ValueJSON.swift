@@ -93,14 +93,23 @@ package enum ValueJSON {
         list(
             "hands",
             hands.map { hand in
-                let joints = Hand.Joint.allCases.enumerated().map { index, joint in
-                    let at = hand.joints[index]
-                    return "\"\(joint.rawValue)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), "
-                        + "\"z\": \(number(at.z)), \"confidence\": \(number(hand.jointConfidences[index]))}"
-                }
-                return "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": {"
-                    + joints.joined(separator: ", ") + "}}"
+                "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": "
+                    + joints(Hand.Joint.allCases.map(\.rawValue), hand.joints, [("confidence", hand.jointConfidences)])
+                    + "}"
             })
+    }
+
+    /// Named joints as `{"name": {"x", "y", "z", and each score}, ...}`, in the order of `names`.
+    private static func joints(_ names: [String], _ points: [SIMD3<Double>], _ scores: [(String, [Double])])
+        -> String
+    {
+        "{"
+            + zip(names, points).enumerated().map { index, joint in
+                let (name, at) = joint
+                return "\"\(name)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), \"z\": \(number(at.z))"
+                    + scores.map { ", \"\($0.0)\": \(number($0.1[index]))" }.joined() + "}"
+            }
+            .joined(separator: ", ") + "}"
     }
 
     /// `{"kind": "barcodes", "barcodes": [...]}`: each code's box (`x`, `y`, `width`, `height`,
@@ -125,18 +134,15 @@ package enum ValueJSON {
         list(
             "bodies",
             bodies.map { body in
-                let joints = Body.Joint.allCases.enumerated().map { index, joint in
-                    let at = body.joints[index]
-                    return "\"\(joint.rawValue)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), "
-                        + "\"z\": \(number(at.z)), \"visibility\": \(number(body.visibilities[index])), "
-                        + "\"presence\": \(number(body.presences[index]))}"
-                }
                 let vision = body.visionPoints.map { name, point, confidence in
                     "\"\(name)\": {\"x\": \(number(point.x)), \"y\": \(number(point.y)), "
                         + "\"confidence\": \(number(confidence))}"
                 }
-                return "{" + fields(body.box) + ", \"joints\": {" + joints.joined(separator: ", ") + "}, \"vision\": {"
-                    + vision.joined(separator: ", ") + "}}"
+                return "{" + fields(body.box) + ", \"joints\": "
+                    + joints(
+                        Body.Joint.allCases.map(\.rawValue), body.joints,
+                        [("visibility", body.visibilities), ("presence", body.presences)])
+                    + ", \"vision\": {" + vision.joined(separator: ", ") + "}}"
             })
     }
 
