@@ -6,10 +6,13 @@
 #    default configuration: the same PP-OCRv4 detector, orientation classifier and recognizer).
 # 2. detectHandPose on the eight people photos (512x384 and the like) and on phone-1.jpg enlarged to 12 MP,
 #    against MediaPipe 0.10.21's `mp.solutions.hands.Hands(static_image_mode=True, max_num_hands=2)`.
+# 3. detectBodyPose on phone-1.jpg enlarged to 12 MP against MediaPipe 0.10.21's
+#    `mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1)` (Vision part 3; only with
+#    PARTS=bodies or PARTS="text hands bodies").
 #
 # Usage: Scripts/vision-speed-part2.sh
 #        VENV_MP=venv-with-mediapipe VENV_OCR=venv-with-rapidocr TESSERA=path/to/tessera RUNS=5
-#        WORK=/tmp/tessera-vision-speed-part2 PARTS="text hands"
+#        WORK=/tmp/tessera-vision-speed-part2 PARTS="text hands bodies"
 #
 # The page: a printed A4 page (41 lines of DejaVu: a title, a byline, headings and seven paragraphs of
 # English at 10.5 points, a page number), drawn with Pillow and photographed on a wooden desk: seen a
@@ -349,8 +352,68 @@ printf "  %-58s %5s ms\n" "MediaPipe process() after a warm-up, 12 MP" "$(tail -
 work_report hands-big "Tessera detectHandPose run a second time, 12 MP"
 }
 
+# -------------------------------------------------------------------------------------------- bodies
+bodies_part() {
+vips resize "$ROOT/Examples/images/people/phone-1.jpg" body.jpg[Q=90] 7.8125
+cat > bodies.yaml <<GRAPH
+version: 1
+nodes:
+  photo: { op: load, path: body.jpg }
+  bodies: { op: detectBodyPose, input: photo }
+  a: { op: save, input: bodies, path: bodies.json }
+GRAPH
+work_graph bodies.yaml
+cat > mp_body_once.py <<'PY'
+import json, cv2, mediapipe as mp
+image = cv2.cvtColor(cv2.imread("body.jpg"), cv2.COLOR_BGR2RGB)
+h, w = image.shape[:2]
+with mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1) as pose:
+    result = pose.process(image)
+json.dump({"bodies": [[[p.x * w, p.y * h, p.visibility] for p in result.pose_landmarks.landmark]]
+           if result.pose_landmarks else []}, open("mp-bodies.json", "w"))
+PY
+cat > mp_body_work.py <<'PY'
+import time, cv2, mediapipe as mp
+image = cv2.cvtColor(cv2.imread("body.jpg"), cv2.COLOR_BGR2RGB)
+with mp.solutions.pose.Pose(static_image_mode=True, model_complexity=1) as pose:
+    pose.process(image)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter(); pose.process(image); times.append(time.perf_counter() - t)
+print(f"{1e3 * sorted(times)[2]:.0f}")
+PY
+echo "detectBodyPose: phone-1 at 12 MP ($(vipsheader -f width body.jpg)x$(vipsheader -f height body.jpg))," \
+  "$RUNS runs each, interleaved:"
+"$TESSERA" run -q bodies.yaml --plugin "$PLUGIN" >/dev/null  # fills the model cache
+for _ in $(seq "$RUNS"); do
+  timed bodies "$TESSERA" run -q bodies.yaml --plugin "$PLUGIN"
+  timed mp-bodies "$VENV_MP/bin/python" mp_body_once.py
+done
+echo "End to end (median):"
+report mp-bodies "MediaPipe (Python), Pose(static_image_mode=True)"
+report bodies "Tessera detectBodyPose"
+cold "Tessera, models not cached yet (first run)" bodies.yaml
+python3 - <<'PY'
+import json, math
+ours = json.load(open("bodies.json"))["bodies"]
+theirs = json.load(open("mp-bodies.json"))["bodies"]
+line = f"  Tessera {len(ours)} bodies, MediaPipe {len(theirs)}"
+if ours and theirs:
+    mine = [(j["x"], j["y"]) for j in ours[0]["joints"].values()]
+    seen = [p for p in theirs[0] if p[2] >= 0.5]
+    diagonal = math.hypot(max(p[0] for p in seen) - min(p[0] for p in seen), max(p[1] for p in seen) - min(p[1] for p in seen))
+    mean = sum(math.hypot(a[0] - b[0], a[1] - b[1]) for a, b in zip(mine, theirs[0])) / 33
+    line += f"; the first's joints on average {100 * mean / diagonal:.2f} % of the body's box diagonal from MediaPipe's"
+print(line)
+PY
+echo "The work alone:"
+for _ in $(seq "$RUNS"); do work_ms bodies bodies.yaml bodies; done
+printf "  %-58s %5s ms\n" "MediaPipe process() after a warm-up, 12 MP" "$("$VENV_MP/bin/python" mp_body_work.py 2>/dev/null)"
+work_report bodies "Tessera detectBodyPose run a second time, 12 MP"
+}
+
 for part in $PARTS; do
-  node=$([ "$part" = text ] && echo detectText || echo detectHandPose)
+  node=$(case $part in text) echo detectText ;; bodies) echo detectBodyPose ;; *) echo detectHandPose ;; esac)
   if ! grep -q "^$node " <<<"$nodes"; then
     echo "$node is not in $PLUGIN (make -C Plugins/Vision): $part skipped" >&2
     continue

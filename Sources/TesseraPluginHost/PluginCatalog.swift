@@ -131,6 +131,7 @@ enum PluginCatalog {
             case .text: field = optional ? Input<[TextLine]?>(doc: doc) : Input<[TextLine]>(doc: doc)
             case .hands: field = optional ? Input<[Hand]?>(doc: doc) : Input<[Hand]>(doc: doc)
             case .barcodes: field = optional ? Input<[Barcode]?>(doc: doc) : Input<[Barcode]>(doc: doc)
+            case .bodies: field = optional ? Input<[Body]?>(doc: doc) : Input<[Body]>(doc: doc)
             }
             var declaration = field.declaration
             declaration.name = port.name

@@ -230,6 +230,7 @@ extension NodeVerifier {
                 case .text: .text([])
                 case .hands: .hands([])
                 case .barcodes: .barcodes([])
+                case .bodies: .bodies([])
                 }
         }
         return inputs

@@ -255,6 +255,7 @@ public struct NodeVerifier: Sendable {
         case .text(let lines): "\(lines.count) lines of text"
         case .hands(let hands): "\(hands.count) hands"
         case .barcodes(let codes): "\(codes.count) barcodes"
+        case .bodies(let bodies): "\(bodies.count) bodies"
         }
     }
 }

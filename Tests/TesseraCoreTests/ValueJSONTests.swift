@@ -104,6 +104,50 @@ import Testing
         }
     }
 
+    /// Bodies go out and come back as they were (the 33 joints, visibilities, presences, confidence); the box
+    /// is around the joints seen (visibility from 0.5), Vision's neck and root lie between the shoulders and
+    /// the hips with the lower visibility of the two, and a boxes port takes a body as its box.
+    @Test func bodiesRoundTrip() throws {
+        let joints: [SIMD3<Double>] = (0..<33).map { (index: Int) -> SIMD3<Double> in
+            let i = Double(index)
+            return SIMD3(100 + i * 2, 50 + i * 10, -i / 4)
+        }
+        // The last joints (the legs, from index 25) are hidden.
+        let visibilities: [Double] = (0..<33).map { (index: Int) -> Double in
+            index < 25 ? Double(50 + index) / 100 : 0.125
+        }
+        let bodies = [
+            Body(
+                joints: joints, visibilities: visibilities, presences: Array(repeating: 0.75, count: 33),
+                confidence: 0.875),
+            Body(joints: joints, visibilities: Array(repeating: 0, count: 33), presences: visibilities, confidence: 1),
+        ]
+        let text = try #require(ValueJSON.encode(.bodies(bodies)))
+        guard case .bodies(let back) = try ValueJSON.parse(text, as: .bodies) else {
+            Issue.record("not bodies")
+            return
+        }
+        #expect(back == bodies)
+        #expect(bodies[0].box == Box(x: 100, y: 50, width: 48, height: 240, confidence: 0.875))
+        #expect(bodies[1].box == Box(x: 100, y: 50, width: 64, height: 320, confidence: 1))
+        #expect([Box].from(.bodies(bodies)) == bodies.map { $0.box })
+        let vision = bodies[0].visionPoints
+        let names = vision.map { $0.name }
+        #expect(names.count == 19 && Set(names).count == 19)
+        let neck = try #require(vision.first { $0.name == "neck" })
+        #expect(neck.point == SIMD2(123, 165) && neck.confidence == 0.61)
+        let root = try #require(vision.first { $0.name == "root" })
+        #expect(root.point == SIMD2(147, 285) && root.confidence == 0.73)
+        #expect(text.contains("\"vision\": {\"nose\": {\"x\": 100, \"y\": 50, \"confidence\": 0.5}"))
+        #expect(throws: ValueJSON.ParseError.self) {
+            try ValueJSON.parse(text.replacingOccurrences(of: "\"rightFootIndex\"", with: "\"rightToe\""), as: .bodies)
+        }
+        #expect(throws: ValueJSON.ParseError.self) {
+            try ValueJSON.parse(
+                text.replacingOccurrences(of: "\"presence\": 0.75", with: "\"presence\": 2"), as: .bodies)
+        }
+    }
+
     @Test func textAndHandsRoundTrip() throws {
         // A string with what JSON must escape, and one read upside down (its top-left corner bottom right).
         let lines = [

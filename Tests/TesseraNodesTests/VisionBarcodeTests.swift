@@ -180,6 +180,23 @@ import TesseraTesting
         #expect(codes.map(\.payload) == ["https://tessera.example/photo/phone-2"])
     }
 
+    /// Scripts/check-values.py's exit status on `file` against Docs/schemas/`schema`.schema.json: 0 when
+    /// python3-jsonschema accepts it, 1 when it rejects it.
+    static func checkValues(_ file: URL, against schema: String) throws -> Int32 {
+        let checker = Process()
+        checker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        let repository = VisionPluginTests.repository
+        checker.arguments = [
+            repository.appendingPathComponent("Scripts/check-values.py").path,
+            repository.appendingPathComponent("Docs/schemas/\(schema).schema.json").path, file.path,
+        ]
+        checker.standardOutput = FileHandle.nullDevice
+        checker.standardError = FileHandle.nullDevice
+        try checker.run()
+        checker.waitUntilExit()
+        return checker.terminationStatus
+    }
+
     /// The barcodes graph through the command line: `--json` prints the codes as
     /// Docs/schemas/barcodes.schema.json describes them (python3-jsonschema, independent of the writer; the
     /// text schema rejects them, so the check can fail), and drawBoxes outlines them.
@@ -211,21 +228,7 @@ import TesseraTesting
         #expect(process.terminationStatus == 0, "\(stderr)")
         let written = try String(contentsOf: json, encoding: .utf8)
         #expect(written.contains("\"symbology\": \"qr\"") && written.contains("\"payload\": \"https://tessera"))
-        func check(_ schema: String) throws -> Int32 {
-            let checker = Process()
-            checker.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            let repository = VisionPluginTests.repository
-            checker.arguments = [
-                repository.appendingPathComponent("Scripts/check-values.py").path,
-                repository.appendingPathComponent("Docs/schemas/\(schema).schema.json").path, json.path,
-            ]
-            checker.standardOutput = FileHandle.nullDevice
-            checker.standardError = FileHandle.nullDevice
-            try checker.run()
-            checker.waitUntilExit()
-            return checker.terminationStatus
-        }
-        #expect(try check("barcodes") == 0 && check("text") == 1)
+        #expect(try Self.checkValues(json, against: "barcodes") == 0 && Self.checkValues(json, against: "text") == 1)
         let original = try ImageFile.load(path: Self.fixtures.appendingPathComponent("photo-phone-2.jpg").path).1
         let outlined = try ImageFile.load(path: drawn).1.pixels()
         #expect(try outlined.samples != original.pixels().samples, "no outline drawn")

@@ -21,17 +21,24 @@ import TesseraTesting
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
     }
 
-    /// Each photo with its MediaPipe reference: the people photos, and the derived ones (mirrored, turned,
-    /// enlarged, two hands) in Fixtures/hands.
-    static let handPhotos: [(image: String, reference: String)] =
+    /// Each photo with its MediaPipe reference of `kind` (hands, bodies): the people photos (references in
+    /// Fixtures/mediapipe), and the ones derived from them in Fixtures/hands (mirrored, turned, enlarged, two
+    /// people; references in Fixtures/`kind`).
+    static func photos(withReferences kind: String) -> [(image: String, reference: String)] {
         VisionPluginTests.photos.map { photo in
             let stem = (photo as NSString).deletingPathExtension
             let folder = photo == "astronaut.png" ? "Examples/images" : "Examples/images/people"
-            return ("\(folder)/\(photo)", "Plugins/Vision/Tests/Fixtures/mediapipe/\(stem)-hands.json")
+            return ("\(folder)/\(photo)", "Plugins/Vision/Tests/Fixtures/mediapipe/\(stem)-\(kind).json")
         }
-        + ["four-fingers-4-rotated", "phone-1-2x", "phone-3-mirrored", "two-hands"].map {
-            ("Plugins/Vision/Tests/Fixtures/hands/\($0).png", "Plugins/Vision/Tests/Fixtures/hands/\($0)-hands.json")
-        }
+            + ["four-fingers-4-rotated", "phone-1-2x", "phone-3-mirrored", "two-hands"].map {
+                (
+                    "Plugins/Vision/Tests/Fixtures/hands/\($0).png",
+                    "Plugins/Vision/Tests/Fixtures/\(kind)/\($0)-\(kind).json"
+                )
+            }
+    }
+
+    static let handPhotos = photos(withReferences: "hands")
 
     /// The same hands as MediaPipe's, in its order, each joint on average within 3 % of the hand's
     /// diagonal (the box around MediaPipe's joints), and the chirality MediaPipe's label means on an

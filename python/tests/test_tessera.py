@@ -107,6 +107,39 @@ nodes:
         self.assertEqual(printed["values"]["heat.boxes"], boxes)
 
 
+VISION = os.environ.get("TESSERA_VISION_PLUGIN", os.path.join(REPOSITORY, "Plugins", "Vision", "libvision.so"))
+
+
+@unittest.skipUnless(os.path.exists(VISION), "the Vision plugin is not built (make -C Plugins/Vision)")
+class VisionValuesTests(unittest.TestCase):
+    def test_body_poses_through_the_c_api_are_those_of_the_command_line(self):
+        # A plugin's value kind through the C API (tessera_graph_value_json) into Python objects: the same
+        # JSON the command line prints for the same pixels (a PNG, decoded the same by both).
+        tessera.load_plugin(VISION)
+        photo = np.asarray(Image.open(PHOTO).convert("RGB"))
+        graph = tessera.Graph.parse("""
+version: 1
+nodes:
+  photo: { op: input, width: 512, height: 512, channels: 3 }
+  bodies: { op: detectBodyPose, input: photo }
+""")
+        bodies = graph.run(inputs={"photo": photo}).values["bodies.bodies"]
+        self.assertEqual(bodies["kind"], "bodies")
+        self.assertEqual(len(bodies["bodies"]), 1)
+        body = bodies["bodies"][0]
+        self.assertEqual((len(body["joints"]), len(body["vision"])), (33, 19))
+        self.assertTrue(0 <= body["joints"]["nose"]["visibility"] <= 1)
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "g.yaml"), "w") as file:
+                file.write(f"""version: 1
+nodes:
+  photo: {{ op: load, path: "{PHOTO}" }}
+  bodies: {{ op: detectBodyPose, input: photo }}
+""")
+            printed = json.loads(cli("run", "g.yaml", "--json", "--plugin", VISION, folder=folder).stdout)
+        self.assertEqual(printed["values"]["bodies.bodies"], bodies)
+
+
 class CancelTests(unittest.TestCase):
     def test_another_thread_cancels_a_long_run_and_python_keeps_running(self):
         with tempfile.TemporaryDirectory() as folder:

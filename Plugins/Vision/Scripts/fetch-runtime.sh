@@ -6,8 +6,8 @@
 #              compiled models kept in the cache) and TBB, and libopenvino_c.so -> .2641
 #   include/   openvino/c/*.h, for -I runtime/include
 #   models/    MediaPipe's face detection, face landmark, iris landmark, selfie segmentation, palm
-#              detection and hand landmark models (the two selfie models rewritten by rewrite_selfie.py so OpenVINO can read
-#              them); PaddleOCR's PP-OCRv4 text detection and recognition and its 180-degree classifier,
+#              detection, hand landmark, pose detection and pose landmark (full) models (the two selfie models
+#              rewritten by rewrite_selfie.py so OpenVINO can read them); PaddleOCR's PP-OCRv4 text detection and recognition and its 180-degree classifier,
 #              as rapidocr ships them, with the recognizer's dictionary taken out of its metadata
 #              (extract_dictionary.py) into ppocr_keys_v4.txt
 #   licenses/  OpenVINO's and MediaPipe's licences, OpenVINO's third-party notices, and rapidocr's
@@ -32,7 +32,7 @@ openvino_licenses=(LICENSE licensing/runtime-third-party-programs.txt licensing/
     licensing/onednn_third-party-programs.txt)
 models=(face_detection/face_detection_short_range.tflite face_detection/face_detection_full_range_sparse.tflite
     face_landmark/face_landmark.tflite iris_landmark/iris_landmark.tflite palm_detection/palm_detection_full.tflite
-    hand_landmark/hand_landmark_full.tflite)
+    hand_landmark/hand_landmark_full.tflite pose_detection/pose_detection.tflite pose_landmark/pose_landmark_full.tflite)
 text_models=(ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_rec_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 selfie_models=(selfie_segmentation.tflite selfie_segmentation_landscape.tflite)
 schema_module=mediapipe/tasks/metadata/schema_py_generated.py

@@ -20,9 +20,6 @@ public struct Barcode: Sendable, Equatable {
         self.corners = corners
         self.symbology = symbology
         self.payload = payload
-        let xs = corners.map(\.x)
-        let ys = corners.map(\.y)
-        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
-        box = Box(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
+        box = Box(around: corners.map(\.x), corners.map(\.y), confidence: confidence)
     }
 }

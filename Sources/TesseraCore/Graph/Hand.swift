@@ -31,10 +31,7 @@ public struct Hand: Sendable, Equatable {
         self.chirality = chirality
         self.joints = joints
         self.jointConfidences = jointConfidences
-        let xs = joints.map(\.x)
-        let ys = joints.map(\.y)
-        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
-        box = Box(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
+        box = Box(around: joints.map(\.x), joints.map(\.y), confidence: confidence)
     }
 
     public func joint(_ which: Joint) -> SIMD3<Double> {

@@ -79,18 +79,18 @@ extension Contours: InputValue {
     }
 }
 
-/// What a list input holds: boxes, faces, text lines, hands or barcodes.
+/// What a list input holds: boxes, faces, text lines, hands, barcodes or bodies.
 public protocol InputElement: Sendable {
     static var portType: PortType { get }
     static var acceptedTypes: [PortType] { get }
     static func list(from value: NodeValue?) -> [Self]?
 }
 
-/// Boxes, or faces, text lines, hands or barcodes as their boxes: a node that takes boxes (crop, drawBoxes) takes
+/// Boxes, or faces, text lines, hands, barcodes or bodies as their boxes: a node that takes boxes (crop, drawBoxes) takes
 /// those too.
 extension Box: InputElement {
     public static var portType: PortType { .boxes }
-    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands, .barcodes] }
+    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands, .barcodes, .bodies] }
     public static func list(from value: NodeValue?) -> [Box]? {
         switch value {
         case .boxes(let boxes)?: boxes
@@ -98,6 +98,7 @@ extension Box: InputElement {
         case .text(let lines)?: lines.map(\.box)
         case .hands(let hands)?: hands.map(\.box)
         case .barcodes(let codes)?: codes.map(\.box)
+        case .bodies(let bodies)?: bodies.map(\.box)
         default: nil
         }
     }
@@ -126,6 +127,15 @@ extension Hand: InputElement {
     public static var acceptedTypes: [PortType] { [.hands] }
     public static func list(from value: NodeValue?) -> [Hand]? {
         if case .hands(let hands)? = value { return hands }
+        return nil
+    }
+}
+
+extension Body: InputElement {
+    public static var portType: PortType { .bodies }
+    public static var acceptedTypes: [PortType] { [.bodies] }
+    public static func list(from value: NodeValue?) -> [Body]? {
+        if case .bodies(let bodies)? = value { return bodies }
         return nil
     }
 }

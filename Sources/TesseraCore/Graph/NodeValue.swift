@@ -9,6 +9,7 @@ public enum PortType: String, Sendable, CaseIterable {
     case text
     case hands
     case barcodes
+    case bodies
 
     /// The type with an article, for messages: "an image", "boxes".
     package var phrase: String {
@@ -21,6 +22,7 @@ public enum PortType: String, Sendable, CaseIterable {
         case .text: "text"
         case .hands: "hands"
         case .barcodes: "barcodes"
+        case .bodies: "bodies"
         }
     }
 }
@@ -35,6 +37,7 @@ public enum NodeValue: Sendable {
     case text([TextLine])
     case hands([Hand])
     case barcodes([Barcode])
+    case bodies([Body])
 
     public var type: PortType {
         switch self {
@@ -46,11 +49,12 @@ public enum NodeValue: Sendable {
         case .text: .text
         case .hands: .hands
         case .barcodes: .barcodes
+        case .bodies: .bodies
         }
     }
 
-    /// The value as a port of `type` takes it: itself, or faces, text, hands or barcodes as their boxes for a boxes port; nil
-    /// when the port does not take it.
+    /// The value as a port of `type` takes it: itself, or faces, text, hands, barcodes or bodies as their boxes for a
+    /// boxes port; nil when the port does not take it.
     package func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }
         if type == .boxes, let boxes = [Box].from(self) { return .boxes(boxes) }
@@ -73,6 +77,13 @@ public struct Box: Sendable, Equatable {
         self.width = width
         self.height = height
         self.confidence = confidence
+    }
+
+    /// The box around points given by their coordinates (a text line's quad, a hand's joints); at the
+    /// origin and empty when there are none.
+    package init(around xs: [Double], _ ys: [Double], confidence: Double) {
+        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
+        self.init(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
     }
 
     /// The smallest whole-pixel rectangle that covers the box; empty if the box is not finite.

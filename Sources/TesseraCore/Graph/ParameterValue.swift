@@ -218,7 +218,8 @@ extension Rect: ParameterValue {
     /// pixels.
     public init(upstream: NodeValue) throws(ParameterProblem) {
         guard let boxes = [Box].from(upstream) else {
-            throw ParameterProblem("expected boxes, faces, text, hands or barcodes, got \(upstream.type.phrase)")
+            throw ParameterProblem(
+                "expected boxes, faces, text, hands, barcodes or bodies, got \(upstream.type.phrase)")
         }
         guard let box = boxes.first else {
             throw ParameterProblem("the upstream node found no \(upstream.type.phrase)")

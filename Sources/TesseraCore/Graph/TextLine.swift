@@ -14,9 +14,6 @@ public struct TextLine: Sendable, Equatable {
     public init(quad: [SIMD2<Double>], string: String, confidence: Double) {
         self.quad = quad
         self.string = string
-        let xs = quad.map(\.x)
-        let ys = quad.map(\.y)
-        let (x, y) = (xs.min() ?? 0, ys.min() ?? 0)
-        box = Box(x: x, y: y, width: (xs.max() ?? 0) - x, height: (ys.max() ?? 0) - y, confidence: confidence)
+        box = Box(around: quad.map(\.x), quad.map(\.y), confidence: confidence)
     }
 }

@@ -144,27 +144,28 @@ extension ValueJSON {
                 guard let chirality = Hand.Chirality(rawValue: name) else {
                     throw ParseError(message: "\(at).chirality is \"\(name)\", not left, right or unknown")
                 }
-                let named = try reader.object(hand["joints"], at: "\(at).joints")
-                var joints: [SIMD3<Double>] = []
-                var confidences: [Double] = []
-                for joint in Hand.Joint.allCases {
-                    let place = "\(at).joints.\(joint.rawValue)"
-                    let fields = try reader.object(named[joint.rawValue], at: place)
-                    let (x, y) = (
-                        try reader.number(fields["x"], at: "\(place).x"),
-                        try reader.number(fields["y"], at: "\(place).y")
-                    )
-                    joints.append(SIMD3(x, y, try reader.number(fields["z"], at: "\(place).z")))
-                    let jointConfidence = try reader.number(fields["confidence"], at: "\(place).confidence", limit: 1)
-                    guard jointConfidence >= 0 else {
-                        throw ParseError(message: "\(place).confidence is \(jointConfidence), below 0")
-                    }
-                    confidences.append(jointConfidence)
-                }
+                let (joints, scores) = try reader.joints(
+                    hand["joints"], Hand.Joint.allCases.map(\.rawValue), scores: ["confidence"], at: "\(at).joints")
                 hands.append(
-                    Hand(chirality: chirality, joints: joints, jointConfidences: confidences, confidence: confidence))
+                    Hand(chirality: chirality, joints: joints, jointConfidences: scores[0], confidence: confidence))
             }
             return .hands(hands)
+        case .bodies:
+            // The box is the seen joints' extent, and Vision's joints are read from the others: only the
+            // confidence and the 33 joints are read.
+            let items = try reader.array(root["bodies"], at: "bodies", limit: maxItems)
+            var bodies: [Body] = []
+            for (index, item) in items.enumerated() {
+                let at = "bodies[\(index)]"
+                let body = try reader.object(item, at: at)
+                let confidence = try reader.box(body, at: at).confidence
+                let (joints, scores) = try reader.joints(
+                    body["joints"], Body.Joint.allCases.map(\.rawValue), scores: ["visibility", "presence"],
+                    at: "\(at).joints")
+                bodies.append(
+                    Body(joints: joints, visibilities: scores[0], presences: scores[1], confidence: confidence))
+            }
+            return .bodies(bodies)
         case .contours:
             func size(_ name: String) throws(ParseError) -> Int {
                 let value = try reader.integer(root[name], at: name)
@@ -303,6 +304,28 @@ extension ValueJSON {
             var result: [Double] = []
             for (index, item) in items.enumerated() { result.append(try number(item, at: "\(place)[\(index)]")) }
             return result
+        }
+
+        /// Named joints, `{"name": {"x", "y", "z", and each of scores}}` for every one of `names` (a hand's, a
+        /// body's): their points, and for each score its value at every joint (0...1).
+        func joints(_ value: Literal?, _ names: [String], scores: [String], at place: String) throws(ParseError) -> (
+            [SIMD3<Double>], [[Double]]
+        ) {
+            let named = try object(value, at: place)
+            var points: [SIMD3<Double>] = []
+            var values = Array(repeating: [Double](), count: scores.count)
+            for name in names {
+                let joint = "\(place).\(name)"
+                let fields = try object(named[name], at: joint)
+                let (x, y) = (try number(fields["x"], at: "\(joint).x"), try number(fields["y"], at: "\(joint).y"))
+                points.append(SIMD3(x, y, try number(fields["z"], at: "\(joint).z")))
+                for (k, score) in scores.enumerated() {
+                    let amount = try number(fields[score], at: "\(joint).\(score)", limit: 1)
+                    guard amount >= 0 else { throw ParseError(message: "\(joint).\(score) is \(amount), below 0") }
+                    values[k].append(amount)
+                }
+            }
+            return (points, values)
         }
 
         /// Four `[x, y]` points: a text line's quad, a barcode's corners.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`, `bodies.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 package enum ValueJSON {
@@ -17,6 +17,7 @@ package enum ValueJSON {
         case .text(let lines): json(lines)
         case .hands(let hands): json(hands)
         case .barcodes(let codes): json(codes)
+        case .bodies(let bodies): json(bodies)
         }
     }
 
@@ -92,14 +93,23 @@ package enum ValueJSON {
         list(
             "hands",
             hands.map { hand in
-                let joints = Hand.Joint.allCases.enumerated().map { index, joint in
-                    let at = hand.joints[index]
-                    return "\"\(joint.rawValue)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), "
-                        + "\"z\": \(number(at.z)), \"confidence\": \(number(hand.jointConfidences[index]))}"
-                }
-                return "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": {"
-                    + joints.joined(separator: ", ") + "}}"
+                "{" + fields(hand.box) + ", \"chirality\": \"\(hand.chirality.rawValue)\", \"joints\": "
+                    + joints(Hand.Joint.allCases.map(\.rawValue), hand.joints, [("confidence", hand.jointConfidences)])
+                    + "}"
             })
+    }
+
+    /// Named joints as `{"name": {"x", "y", "z", and each score}, ...}`, in the order of `names`.
+    private static func joints(_ names: [String], _ points: [SIMD3<Double>], _ scores: [(String, [Double])])
+        -> String
+    {
+        "{"
+            + zip(names, points).enumerated().map { index, joint in
+                let (name, at) = joint
+                return "\"\(name)\": {\"x\": \(number(at.x)), \"y\": \(number(at.y)), \"z\": \(number(at.z))"
+                    + scores.map { ", \"\($0.0)\": \(number($0.1[index]))" }.joined() + "}"
+            }
+            .joined(separator: ", ") + "}"
     }
 
     /// `{"kind": "barcodes", "barcodes": [...]}`: each code's box (`x`, `y`, `width`, `height`,
@@ -113,6 +123,26 @@ package enum ValueJSON {
                     + JSONText.quoted(code.payload) + ", \"corners\": ["
                     + code.corners.map(point).joined(separator: ",")
                     + "]}"
+            })
+    }
+
+    /// `{"kind": "bodies", "bodies": [...]}`: each body's box (`x`, `y`, `width`, `height`, `confidence`; around
+    /// the joints seen), its `joints` by MediaPipe's 33 names, each `{"x", "y", "z", "visibility", "presence"}`,
+    /// and `vision`, Vision's 19 joints read from them, each `{"x", "y", "confidence"}` (derived, so ignored
+    /// when read back). One body a line.
+    static func json(_ bodies: [Body]) -> String {
+        list(
+            "bodies",
+            bodies.map { body in
+                let vision = body.visionPoints.map { name, point, confidence in
+                    "\"\(name)\": {\"x\": \(number(point.x)), \"y\": \(number(point.y)), "
+                        + "\"confidence\": \(number(confidence))}"
+                }
+                return "{" + fields(body.box) + ", \"joints\": "
+                    + joints(
+                        Body.Joint.allCases.map(\.rawValue), body.joints,
+                        [("visibility", body.visibilities), ("presence", body.presences)])
+                    + ", \"vision\": {" + vision.joined(separator: ", ") + "}}"
             })
     }
 

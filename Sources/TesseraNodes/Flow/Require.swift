@@ -19,18 +19,19 @@ struct Require: Node {
             out: { op: save, input: spot, path: spot.png }
             """)
 
-    /// What is measured: `count` of a list, a field of every box, face, line or hand in it, or a number's `value`.
+    /// What is measured: `count` of a list, a field of every box, face, line, hand, code or body in it, or a number's
+    /// `value`.
     enum Field: String, ParameterChoice {
         case count, value, confidence, x, y, width, height, roll, yaw, pitch, captureQuality
     }
 
     @Input(doc: "The image passed on when the condition holds.") var input: Image
-    @Input(doc: "The value the condition is about: boxes, faces, text, hands, barcodes, contours or a number.")
+    @Input(doc: "The value the condition is about: boxes, faces, text, hands, barcodes, bodies, contours or a number.")
     var value: NodeValue
     @Parameter(
-        doc: "What is measured: count (boxes, faces, text lines, hands, barcodes or contours in the value), value (a "
-            + "number), or a field of every box, face, line, hand or code (confidence, x, y, width, height; for faces "
-            + "also roll, yaw, pitch, captureQuality). "
+        doc: "What is measured: count (boxes, faces, text lines, hands, barcodes, bodies or contours in the value), "
+            + "value (a number), or a field of every box, face, line, hand, code or body (confidence, x, y, width, "
+            + "height; for faces also roll, yaw, pitch, captureQuality). "
             + "Unset: value for a number, count for the others.")
     var field: Field? = nil
     @Parameter(doc: "The smallest allowed measure; unset: no lower bound.")
@@ -62,7 +63,7 @@ struct Require: Node {
         case .number: return field == .value ? nil : "a number has only its value, not \(field.rawValue)"
         case .image: return "an image is not a value to measure"
         case .contours: return field == .count ? nil : "contours are measured by count only"
-        case .boxes, .faces, .text, .hands, .barcodes:
+        case .boxes, .faces, .text, .hands, .barcodes, .bodies:
             if field == .count || boxFields.contains(field) || (type == .faces && faceOnly.contains(field)) {
                 return nil
             }
@@ -76,7 +77,9 @@ struct Require: Node {
         // Each measure with what it is of: "count", or "roll of face 2".
         var measures: [(Double, String)] = []
         let items = [Box].from(value) ?? []
-        let noun = [PortType.faces: "face", .text: "line", .hands: "hand", .barcodes: "code"][value.type] ?? "box"
+        let noun =
+            [PortType.faces: "face", .text: "line", .hands: "hand", .barcodes: "code", .bodies: "body"][value.type]
+            ?? "box"
         switch (value, measured) {
         case (.number(let number), _): measures = [(number, "the value")]
         case (.contours(let contours), _): measures = [(Double(contours.contours.count), "the count")]

@@ -31,24 +31,39 @@ struct DrawHands: Node {
 
     func run() throws -> NodeOutputs {
         var canvas = Canvas(try input.pixels(), layout: input.layout)
-        let boneColor = Canvas.color(color)
         let dotColor = Canvas.color(jointColor)
-        let width = Float(lineWidth)
-        let joints = Hand.Joint.allCases
+        let bones = Canvas.indices(Hand.bones)
         for hand in hands {
-            func point(_ joint: Hand.Joint) -> SIMD2<Double>? {
-                let index = joints.firstIndex(of: joint) ?? 0
-                guard hand.jointConfidences[index] >= minimumConfidence else { return nil }
-                return SIMD2(hand.joints[index].x, hand.joints[index].y)
+            let points = zip(hand.joints, hand.jointConfidences).map { joint, confidence in
+                confidence >= minimumConfidence ? SIMD2(joint.x, joint.y) : nil
             }
-            for (from, to) in Hand.bones {
-                guard let a = point(from), let b = point(to) else { continue }
-                canvas.polyline([a, b], closed: false, width: width, color: boneColor)
-            }
-            for joint in joints {
-                if let at = point(joint) { canvas.disc(at, radius: width, color: dotColor) }
-            }
+            canvas.skeleton(
+                points, bones: bones, width: Float(lineWidth), boneColor: Canvas.color(color),
+                jointColors: points.map { _ in dotColor })
         }
         return NodeOutputs(["output": .image(Image(buffer: canvas.pixels, layout: .rgba, depth: input.depth))])
+    }
+}
+
+extension Canvas {
+    /// A skeleton: each bone between two joints drawn as a line `width` wide, then each joint as a disc as
+    /// wide as two lines, in its color; a joint that is nil is left out, with its bones.
+    mutating func skeleton(
+        _ points: [SIMD2<Double>?], bones: [(Int, Int)], width: Float, boneColor: SIMD4<Float>,
+        jointColors: [SIMD4<Float>]
+    ) {
+        for (from, to) in bones {
+            guard let a = points[from], let b = points[to] else { continue }
+            polyline([a, b], closed: false, width: width, color: boneColor)
+        }
+        for (point, color) in zip(points, jointColors) {
+            if let point { disc(point, radius: width, color: color) }
+        }
+    }
+
+    /// Bones named by joints as indices into the joints' cases.
+    static func indices<Joint: CaseIterable & Equatable>(_ bones: [(Joint, Joint)]) -> [(Int, Int)] {
+        let joints = Array(Joint.allCases)
+        return bones.map { (joints.firstIndex(of: $0) ?? 0, joints.firstIndex(of: $1) ?? 0) }
     }
 }
