@@ -19,7 +19,7 @@
 #             with vips, OpenCV (Scripts/peers-opencv.py) and a Tessera graph; sigma 20 also on 1 thread
 #             (issue 15 asks 2 threads to be at least 1.9x faster than 1), and two 1-thread runs at
 #             once: what two cores give two separate processes sharing nothing, the machine's ceiling.
-#   layouts   the copy, crop and sigma 2 blur of `filters` on the same 8K photo laid out as TIFFs are in the
+#   layouts   the copy, crop and sigma 2 blur of `filters`, and a quarter turn, on the same 8K photo laid out as TIFFs are in the
 #             wild: in one strip (tifffile, some scanners), in 8-row strips (libtiff's default), and in
 #             256-pixel tiles (libtiff's tiffcp writes each), each tool reading the same file.
 #   memory    a 20000x20000 tiled RGB TIFF (1.2 GB) blurred (sigma 2), cropped by 100 px and saved as a
@@ -524,7 +524,8 @@ layouts() {
         graph t-copy-l "result: { op: crop, input: photo }"
         graph t-crop-l "result: { op: crop, input: photo, rect: [100, 100, 7480, 4120] }"
         graph t-blur2-l "result: { op: gaussianBlur, input: photo, sigma: 2 }"
-        sed -i "s|path: in8k.tif|path: $file|" t-copy-l.yaml t-crop-l.yaml t-blur2-l.yaml
+        graph t-rot90-l "result: { op: rotate, input: photo, angle: -90 }"
+        sed -i "s|path: in8k.tif|path: $file|" t-copy-l.yaml t-crop-l.yaml t-blur2-l.yaml t-rot90-l.yaml
         job "copy, $name" "" "vips copy|vips copy $file v-copy-l.tif[compression=none]" \
             "tessera|$TESSERA run t-copy-l.yaml --quiet"
         job "crop (100 px margins), $name" "" \
@@ -533,6 +534,9 @@ layouts() {
         job "gaussianBlur sigma 2, $name" "" \
             "vips gaussblur --min-ampl 0.001|vips gaussblur $file v-blur2-l.tif[compression=none] 2 --min-ampl 0.001" \
             "tessera|$TESSERA run t-blur2-l.yaml --quiet"
+        # Every band of a quarter turn reads every strip (or row of tiles) of the file.
+        job "rotate 90, $name" "" "vips rot|vips rot $file v-rot90-l.tif[compression=none] d90" \
+            "tessera|$TESSERA run t-rot90-l.yaml --quiet"
     done
 }
 

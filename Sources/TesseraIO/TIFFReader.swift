@@ -183,6 +183,15 @@ package final class TIFFReader: PixelSource, Sendable {
         geometry.viaRGBA ? nil : (geometry.chunkWidth, geometry.chunkHeight)
     }
 
+    /// The recent chunks ``decodedChunk(x:y:rowBytes:path:handle:)`` keeps: at least four, and as many
+    /// as ``keptBytes(_:chunkBytes:)`` holds.
+    package var keptChunkCount: Int {
+        let g = geometry
+        guard !g.viaRGBA else { return 0 }
+        let chunkBytes = Swift.max(1, g.keptChunkBytes)
+        return Swift.max(4, Self.keptBytes(g, chunkBytes: chunkBytes) / chunkBytes)
+    }
+
     /// Scaled file samples, except where the reader computes: min-is-white gray inverted, premultiplied
     /// alpha divided out.
     package var givesFileSamples: Bool {

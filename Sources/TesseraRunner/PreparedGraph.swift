@@ -307,6 +307,7 @@ final class SuppliedPixels: PixelSource, @unchecked Sendable {
 
     func render(into buffer: inout PixelBuffer) throws { try source.render(into: &buffer) }
     var preferredTileSize: (width: Int, height: Int)? { source.preferredTileSize }
+    var keptChunkCount: Int { source.keptChunkCount }
     var prefersSequentialRows: Bool { source.prefersSequentialRows }
     var givesFileSamples: Bool { source.givesFileSamples }
 

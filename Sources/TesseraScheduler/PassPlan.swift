@@ -336,12 +336,19 @@ private struct Planner {
 
         let tallest = requests.reduce(0) { Swift.max($0, $1.region.height) }
         let largest = requests.reduce(0) { Swift.max($0, $1.region.area) }
+        let computed = source.inner is KernelSource
+        let chunk =
+            computed || sequential ? nil : PassPlan.rereadChunk(of: source.inner, requests: requests, extent: extent)
         // A front-to-back decoder's cells are whole rows, at most 64: a window of such cells holds few
-        // rows more than the bands read. Others are tiles, a quarter of a tile tall where a tile reads
-        // more rows than a tile (margins), so that the rows kept above and below a band are not whole tiles.
-        let cellWidth = sequential ? extent.width : tileSize
+        // rows more than the bands read. A file read in chunks that the bands read again and again (a
+        // turn of a TIFF in strips) is kept in cells of its chunks, each read once. Others are tiles, a
+        // quarter of a tile tall where a tile reads more rows than a tile (margins), so that the rows kept
+        // above and below a band are not whole tiles.
+        let cellWidth = sequential ? extent.width : chunk?.width ?? tileSize
         let cellHeight =
-            sequential ? Swift.min(tileSize, 64) : tallest > tileSize && tileSize >= 64 ? tileSize / 4 : tileSize
+            sequential
+            ? Swift.min(tileSize, 64)
+            : chunk?.height ?? (tallest > tileSize && tileSize >= 64 ? tileSize / 4 : tileSize)
         let cells = Self.cells(
             of: requests, width: cellWidth, height: cellHeight, extent: extent, sequential: sequential,
             done: { _, _ in false })
@@ -376,8 +383,7 @@ private struct Planner {
         // renders them again where that is a small part (a resize's filter reaching a few rows into the
         // next band), and its input then keeps them.
         let unique = Self.unionArea(requests.map(\.region))
-        let computed = source.inner is KernelSource
-        let overlaps = asked > unique && (!computed || asked - unique > unique / 10)
+        let overlaps = chunk != nil || (asked > unique && (!computed || asked - unique > unique / 10))
         let large = largest > 4 * tileSize * tileSize
         var decision: ServingDecision
         if sparse && !sequential {
@@ -398,12 +404,17 @@ private struct Planner {
             decision = .whole(cellWidth: cellWidth, cellHeight: cellHeight, inFile: wholeBytes > diskThreshold)
             entry.reason =
                 (sequential ? "decoded front to back, and " : "")
+                + (chunk.map { "read in chunks of \($0.width)x\($0.height), and " } ?? "")
                 + "the bands being rendered read \(Swift.min(windowRows, extent.height)) of its \(extent.height) "
                 + "rows at once: kept whole, " + (sequential ? "decoded once" : "rendered once")
         } else {
             decision = .cells(width: cellWidth, height: cellHeight, keepFrom: keepFrom)
             if sequential {
                 entry.reason = "decoded front to back: rows kept while the bands below read them again"
+            } else if let chunk {
+                entry.reason =
+                    "read in chunks of \(chunk.width)x\(chunk.height) that bands far apart read again: each cell "
+                    + "read once, kept while later bands read it"
             } else if overlaps {
                 entry.reason =
                     "tiles read \(Self.percent(asked, of: unique)) of it (overlapping margins or "
@@ -494,6 +505,53 @@ private struct Planner {
             }
         }
         return result
+    }
+}
+
+extension PassPlan {
+    /// The cells to keep `source` in when it reads whole chunks (``PixelSource/preferredTileSize``: a
+    /// TIFF's strips or tiles) and `requests`, in their order, would make it decode its chunks again: it
+    /// keeps only its recent ones (``PixelSource/keptChunkCount``), enough for a band and the next, so a
+    /// quarter turn of a TIFF in strips, whose every band reads every strip, would decode each strip once
+    /// a band. The cells are its chunks, whole-width for strips, at least 64 rows tall; nil where its own
+    /// recent chunks serve the requests with a quarter more decodes at most.
+    package static func rereadChunk(of source: any PixelSource, requests: [(band: Int, region: Rect)], extent: Rect)
+        -> (width: Int, height: Int)?
+    {
+        guard let size = source.preferredTileSize, size.width > 0, size.height > 0,
+            size.width < extent.width || size.height < extent.height
+        else { return nil }
+        // The source's recent chunks, replayed: each chunk's last use, and the uses in order.
+        let capacity = Swift.max(1, source.keptChunkCount)
+        var lastUse: [Int: Int] = [:]
+        var uses: [(chunk: Int, stamp: Int)] = []
+        var oldest = 0
+        var decodes = 0
+        var seen = Set<Int>()
+        let columns = (extent.width + size.width - 1) / size.width
+        for request in requests {
+            let region = request.region.intersection(extent)
+            guard !region.isEmpty else { continue }
+            for row in (region.minY / size.height)...((region.maxY - 1) / size.height) {
+                for column in (region.minX / size.width)...((region.maxX - 1) / size.width) {
+                    let chunk = row * columns + column
+                    if lastUse[chunk] == nil {
+                        decodes += 1
+                        seen.insert(chunk)
+                        while lastUse.count >= capacity, oldest < uses.count {
+                            let use = uses[oldest]
+                            oldest += 1
+                            if lastUse[use.chunk] == use.stamp { lastUse[use.chunk] = nil }
+                        }
+                    }
+                    lastUse[chunk] = uses.count
+                    uses.append((chunk, uses.count))
+                }
+            }
+        }
+        guard decodes * 4 > seen.count * 5 else { return nil }
+        let height = size.height * Swift.max(1, (64 + size.height - 1) / size.height)
+        return (Swift.min(size.width, extent.width), Swift.min(height, extent.height))
     }
 }
 

@@ -44,6 +44,7 @@ package final class ScheduledSource: PixelSource {
     }
 
     package var preferredTileSize: (width: Int, height: Int)? { inner.preferredTileSize }
+    package var keptChunkCount: Int { inner.keptChunkCount }
     /// The cache and the store give back the samples rendered, so these are file samples if those are.
     package var givesFileSamples: Bool { inner.givesFileSamples }
 

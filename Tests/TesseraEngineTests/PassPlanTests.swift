@@ -107,6 +107,27 @@ import Testing
         #expect(!fromTIFF.isEmpty && fromTIFF == fromPNG)
     }
 
+    /// Which requests make a file's chunks worth keeping: bands far apart reading the same chunk (a turn),
+    /// not bands reading theirs in order (a copy) or a band and the next sharing a boundary's (margins),
+    /// which the reader's four recent strips serve.
+    @Test func chunksAreKeptOnlyWhereTheReadersRecentOnesWouldNotServe() {
+        struct Strips: PixelSource {
+            func render(into buffer: inout PixelBuffer) throws {}
+            var preferredTileSize: (width: Int, height: Int)? { (1000, 16) }
+            var keptChunkCount: Int { 4 }
+        }
+        let extent = Rect(width: 1000, height: 700)
+        let bands = 0..<11
+        let copy = bands.map { (band: $0, region: Rect(x: 0, y: $0 * 64, width: 1000, height: 64)) }
+        let margins = bands.map { (band: $0, region: Rect(x: 0, y: $0 * 64 - 8, width: 1000, height: 80)) }
+        let turn = bands.map { (band: $0, region: Rect(x: $0 * 64, y: 0, width: 64, height: 700)) }
+        #expect(PassPlan.rereadChunk(of: Strips(), requests: copy, extent: extent) == nil)
+        #expect(PassPlan.rereadChunk(of: Strips(), requests: margins, extent: extent) == nil)
+        let chunk = PassPlan.rereadChunk(of: Strips(), requests: turn, extent: extent)
+        // Whole-width cells of strips, at least 64 rows.
+        #expect(chunk?.width == 1000 && chunk?.height == 64)
+    }
+
     /// Two readers of the photo in one pass (a blur and the composite over it) share its cells.
     @Test func twoReadersInOnePassShareCells() throws {
         let (plan, report) = try planAndRun(

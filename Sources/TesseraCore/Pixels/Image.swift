@@ -49,6 +49,12 @@ public protocol PixelSource: Sendable {
     /// The region shape this source produces most cheaply (a tiled file's tile size), if it has one.
     var preferredTileSize: (width: Int, height: Int)? { get }
 
+    /// How many regions of ``preferredTileSize`` (a TIFF's strips or tiles) the source keeps decoded, so
+    /// that one asked for again while still among them is not decoded again: the scheduler keeps a
+    /// source whose requests would decode its chunks again and again (a quarter turn of a TIFF in
+    /// strips) in cells of its own. 0 where it keeps none.
+    var keptChunkCount: Int { get }
+
     /// Whether this source decodes front to back (PNG, JPEG), so that asking for rows above the last
     /// request starts over: the scheduler then asks for whole rows, top to bottom, and keeps them.
     var prefersSequentialRows: Bool { get }
@@ -108,6 +114,7 @@ public struct SampleEncoder: Sendable {
 
 extension PixelSource {
     public var preferredTileSize: (width: Int, height: Int)? { nil }
+    public var keptChunkCount: Int { 0 }
     public var prefersSequentialRows: Bool { false }
     public var givesFileSamples: Bool { false }
 

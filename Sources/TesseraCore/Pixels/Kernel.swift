@@ -205,7 +205,7 @@ package final class KernelSource: PixelSource {
         var samples: [KernelSamples] = []
         for (index, input) in inputs.enumerated() {
             let area = regions[index]
-            if packable[index], let format = input.image.nativeFormat {
+            if packable[index], !area.isEmpty, let format = input.image.nativeFormat {
                 let rowBytes = area.width * format.bytesPerPixel
                 var storage = [Float].scratch(count: (area.height * rowBytes + 3) / 4)
                 // Room for a source that converts Float32 pixels to write them, taken only if it does.

@@ -44,6 +44,7 @@ package struct ShrinkableSource: PixelSource {
 
     package func render(into buffer: inout PixelBuffer) throws { try full.source.render(into: &buffer) }
     package var preferredTileSize: (width: Int, height: Int)? { full.source.preferredTileSize }
+    package var keptChunkCount: Int { full.source.keptChunkCount }
     package var prefersSequentialRows: Bool { full.source.prefersSequentialRows }
     package var givesFileSamples: Bool { full.source.givesFileSamples }
 
