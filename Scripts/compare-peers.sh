@@ -19,8 +19,9 @@
 #             with vips, OpenCV (Scripts/peers-opencv.py) and a Tessera graph; sigma 20 also on 1 thread
 #             (issue 15 asks 2 threads to be at least 1.9x faster than 1), and two 1-thread runs at
 #             once: what two cores give two separate processes sharing nothing, the machine's ceiling.
-#   layouts   the copy, crop and sigma 2 blur of `filters`, and a quarter turn, on the same 8K photo laid out as TIFFs are in the
-#             wild: in one strip (tifffile, some scanners), in 8-row strips (libtiff's default), and in
+#   layouts   the copy, crop and sigma 2 blur of `filters`, and a quarter turn, on the same 8K photo laid
+#             out as TIFFs are in the wild: in one strip (tifffile, some scanners), in 8-row strips
+#             (libtiff's default), and in
 #             256-pixel tiles (libtiff's tiffcp writes each), each tool reading the same file.
 #   memory    a 20000x20000 tiled RGB TIFF (1.2 GB) blurred (sigma 2), cropped by 100 px and saved as a
 #             tiled TIFF: Tessera must stay under 500 MB resident.
