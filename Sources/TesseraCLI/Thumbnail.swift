@@ -37,7 +37,9 @@ struct Thumbnail: ParsableCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Decode a JPEG at 1/2, 1/4 or 1/8 of its size first, when the thumbnail is at least twice smaller again.")
+        help: ArgumentHelp(
+            "Decode at 1/2, 1/4 or 1/8 of the size first (a JPEG by DCT scaling, other formats by block "
+                + "averages), when the thumbnail is at least twice smaller again."))
     var shrinkOnLoad = true
 
     @OptionGroup var encoding: EncodeArguments

@@ -20,7 +20,9 @@ import TesseraIO
 /// sharper than a filtered shrink, and the resize's antialiasing filter smooths what it adds). The rest
 /// is the `resize` node's kernels (`interpolation`), streamed row by row. A thumbnail is then within a
 /// few levels of a full decode and resize (Docs/HowItWorks.md gives the figures); `shrinkOnLoad: false`
-/// decodes the whole file instead. Other formats are decoded whole, row by row.
+/// decodes the whole file instead. Other formats are averaged over blocks of the same sizes as they
+/// decode, row by row (as libvips' resize shrinks by boxes before its lanczos3, leaving it a factor of 2:
+/// its `gap`).
 ///
 /// - Cost: a 6400x4270 JPEG to 320 px decodes 800x534 pixels (1/64 of them) and holds a few rows of
 ///   them; memory does not grow with the image.
@@ -29,7 +31,8 @@ struct Thumbnail: Node {
         op: "thumbnail",
         summary:
             "Reads an image file scaled to fit a box, keeping its aspect ratio and turned upright, as vips "
-            + "thumbnail: a JPEG decoded at 1/2, 1/4 or 1/8 first (shrink-on-load), then resized.",
+            + "thumbnail: decoded at 1/2, 1/4 or 1/8 first (shrink-on-load: DCT scaling for a JPEG, block "
+            + "averages for other formats), then resized.",
         access: .source,
         outputs: [.init("output", .image, doc: "The thumbnail, with samples scaled to 0...1.")],
         example: """
@@ -76,8 +79,9 @@ struct Thumbnail: Node {
     var interpolation = Resize.Interpolation.lanczos3
 
     @Parameter(
-        doc: "Decode a JPEG at 1/2, 1/4 or 1/8 of its size by DCT scaling when the thumbnail is at least twice "
-            + "smaller again (several times faster); false decodes it whole.")
+        doc: "Decode a JPEG at 1/2, 1/4 or 1/8 of its size by DCT scaling, and average other formats over "
+            + "blocks as they decode, when the thumbnail is at least twice smaller again (faster); false resizes "
+            + "the whole image.")
     var shrinkOnLoad = true
 
     @Parameter(doc: Load.keepOrientationDoc)
@@ -111,7 +115,7 @@ struct Thumbnail: Node {
         let full = (width: header.fullWidth, height: header.fullHeight)
         let box = size.map { (width: Optional($0), height: Optional($0)) } ?? (width, height)
         let target = Self.fitted(full, in: box, fit: fit)
-        let shrink = shrinkOnLoad && header.format == .jpeg ? Self.jpegShrink(from: full, to: target) : 1
+        let shrink = shrinkOnLoad ? Self.loadShrink(from: full, to: target) : 1
         let (info, decoded) = try ImageFile.load(path: file, options: decodeOptions(shrink: shrink))
         if decoded.width == target.width && decoded.height == target.height { return NodeOutputs(.image(decoded)) }
         // The file's own pixels, not the partial blocks' padding, map onto the thumbnail. It keeps the
@@ -149,15 +153,16 @@ struct Thumbnail: Node {
         return full
     }
 
-    /// The DCT shrink to decode a JPEG of `full` pixels with, for a thumbnail of `target` pixels: the
-    /// largest of 8, 4 and 2 that leaves the resize a factor of at least 2 on both sides, else 1.
+    /// The shrink to decode a file of `full` pixels at, for a thumbnail of `target` pixels: the largest
+    /// of 8, 4 and 2 that leaves the resize a factor of at least 2 on both sides, else 1. A JPEG takes it
+    /// by DCT scaling, other formats by block averages.
     ///
     /// libvips' thumbnail chooses the same way: a DCT-scaled image is a block shrink, sharper (and more
     /// aliased) than a filtered one, and a resize of 2 or more smooths what it adds. Measured on photos
     /// against a full decode and the same resize: leaving a factor of 1 instead (the largest shrink that
     /// still decodes at least the target size) gave differences up to 40/255, leaving 2 up to 12/255
     /// (mean 1.2/255) on the sharpest 512-pixel photo, 3 to 6/255 on softer ones.
-    static func jpegShrink(from full: (width: Int, height: Int), to target: (width: Int, height: Int)) -> Int {
+    static func loadShrink(from full: (width: Int, height: Int), to target: (width: Int, height: Int)) -> Int {
         let factor = Swift.min(
             Double(full.width) / Double(target.width), Double(full.height) / Double(target.height))
         return [8, 4, 2].first { factor >= Double(2 * $0) } ?? 1
