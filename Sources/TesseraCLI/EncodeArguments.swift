@@ -8,7 +8,7 @@ struct EncodeArguments: ParsableArguments {
     var depth: String?
 
     @Option(help: ArgumentHelp(FormatHelp.save("quality")))
-    var quality: Int = EncodeOptions().quality
+    var quality: Int?
 
     @Option(help: ArgumentHelp(FormatHelp.save("tile"), valueName: "side"))
     var tile: Int?
@@ -94,7 +94,9 @@ struct EncodeArguments: ParsableArguments {
     func saveParameters(for format: ImageFormat) -> [String: Literal] {
         var parameters: [String: Literal] = [:]
         if let depth { parameters["depth"] = .string(Self.depths[depth] == .float32 ? "float" : depth) }
-        if [.jpeg, .tiff, .webp, .heic, .avif].contains(format) { parameters["quality"] = .integer(quality) }
+        if [.jpeg, .tiff, .webp, .heic, .avif].contains(format), let quality {
+            parameters["quality"] = .integer(quality)
+        }
         if format == .png || format == .tiff, let compression { parameters["compression"] = .string(compression) }
         if format == .tiff, let tile { parameters["tile"] = .integer(tile) }
         if format == .jpeg, progressive { parameters["progressive"] = .bool(true) }

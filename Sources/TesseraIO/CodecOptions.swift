@@ -222,10 +222,17 @@ public struct EncodeOptions: Sendable {
     /// Sample type to write; nil keeps the image's (reduced to what the format holds: JPEG is 8-bit,
     /// PNG 8 or 16).
     public var depth: SampleDepth?
-    /// JPEG quality, 1...100.
-    /// 75 by default, as libjpeg, libvips and Pillow: 4:2:0 chroma below 90, a file a third the size of
-    /// 90's for photos, encoded faster.
-    public var quality: Int = 75
+    /// JPEG, lossy WebP, HEIC and AVIF quality, 1...100; nil for each format's default
+    /// (``quality(for:)``).
+    public var quality: Int?
+
+    /// The quality `format` is written at: ``quality``, or libvips' default for the format. JPEG, WebP
+    /// and JPEG in TIFF take 75, as libjpeg, libvips and Pillow (4:2:0 chroma below 90, a file a third
+    /// the size of 90's for photos, encoded faster); HEIC and AVIF take 50, as libvips' heifsave (at 75,
+    /// x265 took twice vips' time for a file 2.6 times the size).
+    public func quality(for format: ImageFormat) -> Int {
+        quality ?? (format == .heic || format == .avif ? 50 : 75)
+    }
     /// PNG zlib level, 0 (none, fastest) ... 9 (smallest).
     /// 3 by default, with libpng's adaptive filters: on photos smaller than libvips' default (level 6,
     /// no filter) and a third faster, within 8% of level 6 with filters (Scripts/compare-peers.sh daily).
@@ -311,7 +318,7 @@ public struct EncodeOptions: Sendable {
     /// image's depth when it is known (it decides whether JPEG-in-TIFF is possible).
     package func problems(for format: ImageFormat, imageDepth: SampleDepth?) -> [(option: Option, message: String)] {
         var problems: [(option: Option, message: String)] = []
-        if !(1...100).contains(quality) {
+        if let quality, !(1...100).contains(quality) {
             problems.append((.quality, "quality must be from 1 to 100, not \(quality)"))
         }
         if let dpi, !Self.dpiRange.contains(dpi) {

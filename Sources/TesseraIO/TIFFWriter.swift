@@ -58,7 +58,7 @@ enum TIFFWriter {
         case .lzw, .deflate:
             try set16(TIFFTAG_PREDICTOR, depth == .float32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)
         case .jpeg:
-            try set16(TIFFTAG_JPEGQUALITY, Int32(options.quality))
+            try set16(TIFFTAG_JPEGQUALITY, Int32(options.quality(for: .tiff)))
             if ycbcr { try set16(TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB) }
         default:
             break

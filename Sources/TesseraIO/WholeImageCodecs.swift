@@ -235,7 +235,7 @@ enum WebPCodec {
         let status = ImageMetadata.written(for: image, options: options).withShim { metadata in
             tsr_webp_write(
                 path, bytes, UInt32(image.width), UInt32(image.height), Int32(channels), options.lossless ? 1 : 0,
-                Float(options.quality), metadata, &error.buffer, ShimError.capacity)
+                Float(options.quality(for: .webp)), metadata, &error.buffer, ShimError.capacity)
         }
         if status != 0 { throw ImageError(message: "cannot write WebP: \(error.message)") }
     }
@@ -399,7 +399,7 @@ enum HEIFCodec {
         let status = ImageMetadata.written(for: image, options: options).withShim { metadata in
             tsr_heif_write(
                 path, bytes, UInt32(image.width), UInt32(image.height), Int32(channels), format == .avif ? 1 : 0,
-                Int32(options.quality), metadata, &error.buffer, ShimError.capacity)
+                Int32(options.quality(for: format)), metadata, &error.buffer, ShimError.capacity)
         }
         if status != 0 { throw ImageError(message: "cannot write \(format): \(error.message)") }
     }

@@ -49,9 +49,10 @@ struct Save: Node {
     var depth = Depth.auto
 
     @Parameter(
-        doc: "JPEG, lossy WebP, HEIC and AVIF quality, also for JPEG-compressed TIFF.", range: 1...100,
-        suggested: 50...95)
-    var quality = EncodeOptions().quality
+        doc:
+            "JPEG, lossy WebP, HEIC and AVIF quality, also for JPEG-compressed TIFF; unset: 75, and 50 for HEIC "
+            + "and AVIF, as libvips.", range: 1...100, suggested: 50...95)
+    var quality: Int? = nil
 
     @Parameter(doc: "PNG: a zlib level 0 to 9 (auto: 3). TIFF: none, lzw, deflate, packbits or jpeg (auto: none).")
     var compression = Compression.auto
