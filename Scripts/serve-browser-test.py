@@ -17,7 +17,7 @@ import sys
 import time
 
 import headless_chromium
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -32,7 +32,7 @@ def main():
 
     driver = headless_chromium.start("--window-size=1440,1000", "--hide-scrollbars")
     started = time.monotonic()
-    wait = WebDriverWait(driver, args.timeout, poll_frequency=0.1)
+    wait = WebDriverWait(driver, args.timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException])
 
     def step(name, condition):
         began = time.monotonic()
@@ -93,8 +93,9 @@ def main():
         broken = text.replace("sigma: 2 ", "sigmaa: 6")
         line = next(i + 1 for i, l in enumerate(broken.splitlines()) if "sigmaa" in l)
         args.graph.write_text(broken)
-        step("a broken file shows its error", lambda: driver.find_elements(By.CSS_SELECTOR, "#problems li.error"))
-        message = driver.find_element(By.CSS_SELECTOR, "#problems li.error").text
+        # The list is drawn again as the page polls: an element found may be replaced before it is read.
+        message = step("a broken file shows its error",
+                       lambda: next((e.text for e in driver.find_elements(By.CSS_SELECTOR, "#problems li.error")), None))
         assert f"line {line}," in message and "sigmaa" in message, message
         row = step(f"the file's line {line} is marked",
                    lambda: driver.find_elements(By.CSS_SELECTOR, f"#source .row.error[data-line='{line}']"))

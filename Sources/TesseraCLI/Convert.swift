@@ -21,13 +21,9 @@ struct Convert: ParsableCommand {
     @OptionGroup var decoding: DecodeArguments
 
     func run() throws {
-        let format = try ImageFormat.forWriting(path: output)
-        let options = try encoding.options(for: output)
-        if let problem = options.problems(for: format, imageDepth: nil).first {
-            throw ImageError(path: output, message: problem.message)
-        }
+        let written = try encoding.written(output)
         try runSaving(
-            ("load", "load", decoding.loadParameters(path: input)), to: output,
-            saveParameters: encoding.saveParameters(for: format))
+            ("load", "load", decoding.loadParameters(path: input)), to: written.path,
+            saveParameters: written.saveParameters, overrides: written.overrides)
     }
 }

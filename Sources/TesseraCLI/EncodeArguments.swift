@@ -64,6 +64,31 @@ struct EncodeArguments: ParsableArguments {
 
     static let depths: [String: SampleDepth] = ["8": .uint8, "16": .uint16, "float": .float32, "32": .float32]
 
+    /// What a command writing `output` saves: the file (`output` without its options in brackets, as
+    /// vips takes them: `out.jpg[Q=82,strip]`), its format, the `save` node's parameters these options
+    /// give for it, and the brackets' settings over them. A mistake in the brackets is one line naming
+    /// the file (status 2); an option the format refuses, a run error naming it.
+    func written(_ output: String) throws -> (
+        path: String, format: ImageFormat, saveParameters: [String: Literal], overrides: [ParameterOverride]
+    ) {
+        let written: OutputOptions
+        do {
+            let parameters = Thumbnail.catalog.declaration(op: "save")?.parameters.map(\.name) ?? []
+            written = try OutputOptions(parsing: output, parameters: parameters)
+        } catch {
+            StandardError.line("error: \(error)")
+            throw ExitCode(2)
+        }
+        let format = try ImageFormat.forWriting(path: written.path)
+        if let problem = try options(for: written.path).problems(for: format, imageDepth: nil).first {
+            throw ImageError(path: written.path, message: problem.message)
+        }
+        let overrides = written.settings.map {
+            ParameterOverride(node: "save", parameter: $0.name, value: $0.value, origin: written.path)
+        }
+        return (written.path, format, saveParameters(for: format), overrides)
+    }
+
     /// The encoder options for writing `output`. Options its format does not take are ignored, except a
     /// compression, which is an error naming the file.
     func options(for output: String) throws -> EncodeOptions {

@@ -111,11 +111,7 @@ struct Thumbnail: ParsableCommand {
     }
 
     func run() throws {
-        let format = try ImageFormat.forWriting(path: output)
-        let options = try encoding.options(for: output)
-        if let problem = options.problems(for: format, imageDepth: nil).first {
-            throw ImageError(path: output, message: problem.message)
-        }
+        let written = try encoding.written(output)
         let box = Self.box(size) ?? Box()
         // The thumbnail node reads the first frame: it has load's other decoding parameters.
         var thumbnail = decoding.loadParameters(path: input)
@@ -130,8 +126,8 @@ struct Thumbnail: ParsableCommand {
             if let height = box.height { thumbnail["height"] = .integer(height) }
         }
         try runSaving(
-            ("thumbnail", "thumbnail", thumbnail), to: output,
-            saveParameters: encoding.saveParameters(for: format))
+            ("thumbnail", "thumbnail", thumbnail), to: written.path, saveParameters: written.saveParameters,
+            overrides: written.overrides)
     }
 }
 
@@ -141,7 +137,7 @@ struct Thumbnail: ParsableCommand {
 /// one line naming the file.
 func runSaving(
     _ source: (name: String, op: String, parameters: [String: Literal]), to output: String,
-    saveParameters: [String: Literal]
+    saveParameters: [String: Literal], overrides: [ParameterOverride] = []
 ) throws {
     var builder = GraphBuilder()
     builder.add(source.name, op: source.op, source.parameters)
@@ -150,7 +146,7 @@ func runSaving(
     let graph: Graph
     do {
         // No base folder: paths stay as written, so messages name the files as the user did.
-        graph = try builder.build(catalog: Thumbnail.catalog, baseFolder: "")
+        graph = try builder.build(catalog: Thumbnail.catalog, baseFolder: "", overrides: overrides)
     } catch {
         report(error.diagnostics)
         throw ExitCode(2)

@@ -45,16 +45,30 @@ import Testing
 
     @Test(arguments: cases)
     func theOutputTakesItsOptions(arguments: [String], file: String, facts: [String: String]) throws {
+        try check(["chain", "photo.jpg", "contrast amount=1.1"], arguments, file: file, facts: facts)
+    }
+
+    /// `convert` and `thumbnail` take the same options in brackets, as vips' commands do.
+    @Test(
+        arguments: cases.filter { $0.arguments.count == 1 }, [["convert", "photo.jpg"], ["thumbnail", "photo.jpg"]])
+    func convertAndThumbnailTakeThemToo(
+        _ output: (arguments: [String], file: String, facts: [String: String]), command: [String]
+    ) throws {
+        let size = command[0] == "thumbnail" ? ["--size", "200"] : []
+        try check(command, output.arguments + size, file: output.file, facts: output.facts)
+    }
+
+    /// Runs `command` writing `arguments[0]` (then the other arguments), and checks `file` holds `facts`.
+    func check(_ command: [String], _ arguments: [String], file: String, facts: [String: String]) throws {
         try withTemporaryFolder { folder in
             // A tile is cut to the image's longer side: the TIFFs are of the 512x512 example photo.
             let photo =
                 file.hasSuffix(".tif")
                 ? BatchCommandTests.photos.appendingPathComponent("astronaut.png") : MetadataTests.photo
             try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent("photo.jpg"))
-            let result = try CLI.run(
-                ["chain", "photo.jpg", "contrast amount=1.1"] + arguments.prefix(1) + ["-q"] + arguments.dropFirst(),
-                in: folder)
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            let quiet = command[0] == "chain" ? ["-q"] : []
+            let result = try CLI.run(command + arguments.prefix(1) + quiet + arguments.dropFirst(), in: folder)
+            #expect(result.status == 0, "\(command) \(arguments): \(result.stderr)")
             let out = folder.appendingPathComponent(file)
             var pillow = try Self.facts(out)
             // A lossless WebP holds a VP8L chunk, a lossy one VP8.

@@ -113,7 +113,7 @@ import TesseraNodes
         #expect(table.stdout.contains("Reads a PNG, TIFF, JPEG, WebP, GIF, HEIC or AVIF image"))
         #expect(table.stdout.split(separator: "\n").contains { $0.hasPrefix("load ") })
         let save = try CLI.run(["nodes", "save"])
-        #expect(save.stdout.contains("  quality: integer, default 75, 1...100\n"))
+        #expect(save.stdout.contains("  quality: integer, optional, 1...100\n"))
         #expect(save.stdout.contains("Example:\n  version: 1\n  nodes:\n    photo: { op: load, path: photo.png }"))
         let json = try CLI.run(["nodes", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
