@@ -56,10 +56,9 @@ struct RectangleDetector {
         var found: [Quadrilateral] = []
         for (m, (mask, grow)) in masks(grid).enumerated() {
             for region in Self.regions(mask, grid.width, grid.height) {
-                let quad = quadrilateral(region, grow: grow, grid)
-                if debug { print("DEBUG mask \(m) region top \(region.top) rows \(region.left.count) count \(region.count) -> \(quad.map { "\($0.corners) \($0.box.confidence)" } ?? "-") \(Self.why)") }
-                guard let quad else { continue }
-                found.append(quad)
+                let quads = quadrilaterals(region, grow: grow, grid)
+                if debug { print("DEBUG mask \(m) region top \(region.top) rows \(region.left.count) count \(region.count) -> \(quads.map { "\($0.corners) \($0.box.confidence)" }) \(Self.why)") }
+                found += quads
             }
         }
         found.sort { $0.box.confidence > $1.box.confidence }
@@ -311,7 +310,7 @@ struct RectangleDetector {
     /// The region's quadrilateral in the grid's pixels, or nil when it is not one this detector keeps.
     /// `grow`: how far inside the outline the region ends (the edges' widening), which its sides are moved out
     /// by before they are refined.
-    func quadrilateral(_ region: Region, grow: Double, _ grid: Grid) -> Quadrilateral? {
+    func quadrilaterals(_ region: Region, grow: Double, _ grid: Grid) -> [Quadrilateral] {
         // The outline of the region's pixels (their outer edges), its convex hull, four corners.
         var points: [SIMD2<Double>] = []
         for (row, (left, right)) in zip(region.left, region.right).enumerated() where right >= left {
@@ -322,13 +321,26 @@ struct RectangleDetector {
             ]
         }
         let hull = Self.convexHull(points)
-        guard hull.count >= 4, let corners = Self.fourCorners(hull), Self.area(corners) > 0 else { Self.why = "hull"; return nil }
+        guard hull.count >= 4, let corners = Self.fourCorners(hull), Self.area(corners) > 0 else { Self.why = "hull"; return [] }
         // The region, its holes (the text on a page) filled along its rows, fills the quadrilateral (a blob
         // with a corner cut off, or an L, does not).
         let filled = zip(region.left, region.right).reduce(0) { $0 + max($1.1 - $1.0 + 1, 0) }
-        guard Double(filled) >= 0.85 * Self.area(corners) else { Self.why = "fill"; return nil }
-        guard let refined = refine(Self.grown(corners, by: grow), grid) else { Self.why = "refine"; return nil }
-        return accepted(refined.corners, support: refined.support, grid)
+        guard Double(filled) >= 0.85 * Self.area(corners) else { Self.why = "fill"; return [] }
+        // Refined again from where it moved, up to three times: a side that started at an angle to its edge
+        // (a corner of the region leaked into a background as light as the page) reaches more of it each time.
+        // From the region's corners, and from them settled; each refined again from where it moved, up to
+        // three times (a side that started at an angle to its edge reaches more of it each time).
+        let start = Self.grown(corners, by: grow)
+        return [start, settled(start, grid)].compactMap { corners in
+            guard let corners, var refined = refine(corners, grid) else { return nil }
+            for _ in 0..<3 {
+                guard let again = refine(refined.corners, grid) else { break }
+                let moved = zip(again.corners, refined.corners).map { norm($0 - $1) }.max() ?? 0
+                refined = again
+                if moved < 0.25 { break }
+            }
+            return accepted(refined.corners, support: refined.support, grid)
+        }
     }
 
     /// The quadrilateral ordered top-left first, clockwise on screen, with its confidence, if its size,
@@ -355,11 +367,56 @@ struct RectangleDetector {
         return Quadrilateral(corners: ordered, confidence: confidence)
     }
 
+    /// Each side turned (by half degrees, up to 4) and moved (by pixels, up to 5 % of the quadrilateral's size)
+    /// to the line across which the luma steps the most on average, the same way all along it (a local Hough
+    /// transform): a region that leaked past a corner into a background as light as the page starts with a
+    /// side at an angle to its edge, and the words and rules inside a page step both ways and cancel out.
+    func settled(_ corners: [SIMD2<Double>], _ grid: Grid) -> [SIMD2<Double>]? {
+        let size = max(norm(corners[2] - corners[0]), norm(corners[3] - corners[1]))
+        let reach = max(4, 0.05 * size)
+        var lines: [(point: SIMD2<Double>, direction: SIMD2<Double>)] = []
+        for index in 0..<4 {
+            let (a, b) = (corners[index], corners[(index + 1) % 4])
+            let length = norm(b - a)
+            guard length > 0 else { return nil }
+            let along = (b - a) / length
+            let across = SIMD2(-along.y, along.x)
+            let middle = (a + b) / 2
+            var best = (score: -1.0, line: (point: middle, direction: along))
+            for turn in stride(from: -4.0, through: 4.0, by: 0.5) {
+                let angle = turn * .pi / 180
+                let direction = SIMD2(
+                    along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
+                let normal = SIMD2(-direction.y, direction.x) * 1.5
+                var offset = -reach
+                while offset <= reach {
+                    let center = middle + across * offset
+                    var sum: Float = 0
+                    for k in 0..<32 {
+                        let point = center + direction * ((-0.45 + 0.9 * Double(k) / 31) * length)
+                        sum += grid.sample(point + normal) - grid.sample(point - normal)
+                    }
+                    let score = Double(abs(sum)) / 32
+                    if score > best.score { best = (score, (center, direction)) }
+                    offset += 1
+                }
+            }
+            lines.append(best.line)
+        }
+        var settled: [SIMD2<Double>] = []
+        for index in 0..<4 {
+            guard let point = Self.intersection(lines[(index + 3) % 4], lines[index]) else { return nil }
+            settled.append(point)
+        }
+        return settled
+    }
+
     /// Each side moved onto the strongest edge across it: along the side, at 40 points from 5 % to 95 % of
     /// its length, the largest step of the luma within 3 % of the quadrilateral's size (at least 3 pixels)
     /// along the side's normal, to a tenth of a pixel; a least-squares line through those steps (again
     /// without the ones far from it); the corners where the lines meet. The support is
-    /// the share of the 160 points whose step is at least 0.04 (about 10 levels of 255).
+    /// the share of the 160 points whose step is at least 0.04 (about 10 levels of 255) and lies within a
+    /// pixel and a half of the line.
     func refine(_ corners: [SIMD2<Double>], _ grid: Grid) -> (corners: [SIMD2<Double>], support: Double)? {
         let size = max(norm(corners[2] - corners[0]), norm(corners[3] - corners[1]))
         let reach = max(3, 0.03 * size)
@@ -384,7 +441,6 @@ struct RectangleDetector {
                     offset += 0.25
                 }
                 guard bestStep >= 0.04 else { continue }
-                supported += 1
                 // A parabola through the peak and its neighbours, for the step's position between samples.
                 if let at = steps.firstIndex(where: { $0.0 == bestOffset }), at > 0, at < steps.count - 1 {
                     let (l, c, r) = (Double(steps[at - 1].1), Double(steps[at].1), Double(steps[at + 1].1))
@@ -403,6 +459,7 @@ struct RectangleDetector {
                 guard close.count >= 8, let again = Self.fitLine(close) else { break }
                 line = again
             }
+            supported += peaks.filter { Self.distance($0, line) <= 1.5 }.count
             lines.append(line)
         }
         var refined: [SIMD2<Double>] = []
