@@ -2,19 +2,25 @@ import Foundation
 import TesseraPluginSDK
 
 /// Finds quadrilaterals (pages, cards, signs seen in perspective) the classical way OpenCV users do, with
-/// no model: the photo's luma averaged down to at most `maximumImageDimension` pixels a side and smoothed;
-/// regions cut out by thresholds at nine levels and Otsu's (each polarity) and by the photo's edges (the
-/// regions Canny's edges enclose); each region's convex hull simplified as OpenCV's
-/// `approxPolyDP` does (Ramer-Douglas-Peucker, tolerance 2 % of the perimeter) until it has four corners;
-/// kept when the region fills at least 85 % of that quadrilateral, its angles are within
-/// `quadratureTolerance` of square and its size and aspect ratio are allowed; each side then moved onto the
-/// strongest edge across it (a least-squares line through the gradient peaks sampled along it), the
-/// corners where the lines meet. The confidence is the share of the sides that lies on an edge, times how
-/// square the angles are; quadrilaterals whose corners all lie within 3 % of a more confident one's are the
-/// same one.
-nonisolated(unsafe) var debug = ProcessInfo.processInfo.environment["RECT_DEBUG"] != nil
+/// no model:
+///
+/// 1. The photo's luma averaged down to at most `maximumImageDimension` pixels a side, smoothed 5 x 5.
+/// 2. Regions: above and below nine levels and Otsu's threshold, and the regions Canny's edges close off,
+///    the edges as they are and widened by 1, 2 and 4 pixels (which closes their gaps where the page meets
+///    a background as light as itself).
+/// 3. Each region's convex hull simplified as OpenCV's `approxPolyDP` does (Ramer-Douglas-Peucker, from 2 %
+///    of the perimeter) until four corners are left, when the region (its holes filled) covers 85 % of them.
+/// 4. Each side then, from those corners and from the corners a local Hough search settles them at (turned
+///    up to 4 degrees, moved up to 5 % of the size, onto the line the luma steps across the most, the same way
+///    all along), moved onto the photo's edge: a least-squares line through the largest luma step across it
+///    at 40 points, outliers dropped, the corners where the lines meet; three times at most.
+/// 5. Kept when convex, its angles within `quadratureTolerance` of square and its size and aspect ratio
+///    allowed. The confidence is the share of the sides whose edge lies on the fitted line, times
+///    `1 - (largest angle error) / 90`; a quadrilateral whose corners all lie within 3 % of a more confident
+///    one's is the same one.
+///
+/// - Cost: about 25 binary images of the small grid and their regions; 0.1 to 0.3 s on a 512 px grid.
 struct RectangleDetector {
-    nonisolated(unsafe) static var why = ""
     var maximumImageDimension = 512
     /// The smallest side allowed, as a share of the image's shorter side.
     var minimumSize = 0.2
@@ -54,10 +60,9 @@ struct RectangleDetector {
         var grid = try Self.luma(image, maximumDimension: maximumImageDimension)
         grid.values = Self.smoothed(grid.values, grid.width, grid.height)
         var found: [Quadrilateral] = []
-        for (m, (mask, grow)) in masks(grid).enumerated() {
+        for (mask, grow) in masks(grid) {
             for region in Self.regions(mask, grid.width, grid.height) {
                 let quads = quadrilaterals(region, grow: grow, grid)
-                if debug { print("DEBUG mask \(m) region top \(region.top) rows \(region.left.count) count \(region.count) -> \(quads.map { "\($0.corners) \($0.box.confidence)" }) \(Self.why)") }
                 found += quads
             }
         }
@@ -138,7 +143,7 @@ struct RectangleDetector {
     }
 
     /// The binary images whose regions are tried: above and below each of nine levels and Otsu's threshold,
-    /// and the pixels away from the strongest gradients (their top 10 %, widened by a pixel).
+    /// and the regions Canny's edges close off.
     func masks(_ grid: Grid) -> [(mask: [Bool], grow: Double)] {
         let values = grid.values
         let levels = (1...9).map { Float($0) / 10 } + [Self.otsu(values)]
@@ -321,11 +326,11 @@ struct RectangleDetector {
             ]
         }
         let hull = Self.convexHull(points)
-        guard hull.count >= 4, let corners = Self.fourCorners(hull), Self.area(corners) > 0 else { Self.why = "hull"; return [] }
+        guard hull.count >= 4, let corners = Self.fourCorners(hull), Self.area(corners) > 0 else { return [] }
         // The region, its holes (the text on a page) filled along its rows, fills the quadrilateral (a blob
         // with a corner cut off, or an L, does not).
         let filled = zip(region.left, region.right).reduce(0) { $0 + max($1.1 - $1.0 + 1, 0) }
-        guard Double(filled) >= 0.85 * Self.area(corners) else { Self.why = "fill"; return [] }
+        guard Double(filled) >= 0.85 * Self.area(corners) else { return [] }
         // Refined again from where it moved, up to three times: a side that started at an angle to its edge
         // (a corner of the region leaked into a background as light as the page) reaches more of it each time.
         // From the region's corners, and from them settled; each refined again from where it moved, up to
@@ -346,14 +351,14 @@ struct RectangleDetector {
     /// The quadrilateral ordered top-left first, clockwise on screen, with its confidence, if its size,
     /// aspect ratio and angles are allowed and the confidence reaches the minimum.
     func accepted(_ corners: [SIMD2<Double>], support: Double, _ grid: Grid) -> Quadrilateral? {
-        guard Self.isConvex(corners) else { Self.why = "convex"; return nil }
+        guard Self.isConvex(corners) else { return nil }
         let ordered = Self.ordered(corners)
         let sides = (0..<4).map { norm(ordered[($0 + 1) % 4] - ordered[$0]) }
         let shorter = Double(min(grid.width, grid.height))
-        guard sides.min() ?? 0 >= minimumSize * shorter else { Self.why = "size"; return nil }
+        guard sides.min() ?? 0 >= minimumSize * shorter else { return nil }
         let across = (sides[0] + sides[2]) / 2
         let down = (sides[1] + sides[3]) / 2
-        guard aspectRatios.contains(min(across, down) / max(across, down)) else { Self.why = "aspect"; return nil }
+        guard aspectRatios.contains(min(across, down) / max(across, down)) else { return nil }
         var worst = 0.0
         for index in 0..<4 {
             let a = ordered[(index + 3) % 4] - ordered[index]
@@ -361,9 +366,9 @@ struct RectangleDetector {
             let cosine = dot(a, b) / (norm(a) * norm(b))
             worst = max(worst, abs(90 - acos(min(max(cosine, -1), 1)) * 180 / .pi))
         }
-        guard worst <= quadratureTolerance else { Self.why = "angle"; return nil }
+        guard worst <= quadratureTolerance else { return nil }
         let confidence = support * (1 - worst / 90)
-        guard confidence >= minimumConfidence, confidence > 0 else { Self.why = "conf"; return nil }
+        guard confidence >= minimumConfidence, confidence > 0 else { return nil }
         return Quadrilateral(corners: ordered, confidence: confidence)
     }
 
@@ -449,7 +454,7 @@ struct RectangleDetector {
                 }
                 peaks.append(base + normal * bestOffset)
             }
-            guard peaks.count >= 8, var line = Self.fitLine(peaks) else { Self.why = "peaks"; return nil }
+            guard peaks.count >= 8, var line = Self.fitLine(peaks) else { return nil }
             // Twice: the peaks farther than twice the median distance (and a pixel) left out, as another
             // edge near the side (a line of text, a shadow) pulls a few of them away.
             for _ in 0..<2 {
@@ -466,7 +471,7 @@ struct RectangleDetector {
         for index in 0..<4 {
             // Corner `index` joins side index - 1 and side index.
             guard let point = Self.intersection(lines[(index + 3) % 4], lines[index]) else { return nil }
-            guard norm(point - corners[index]) <= 2 * reach else { Self.why = "far"; return nil }
+            guard norm(point - corners[index]) <= 2 * reach else { return nil }
             refined.append(point)
         }
         return (refined, Double(supported) / 160)
