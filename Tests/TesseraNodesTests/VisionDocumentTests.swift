@@ -159,4 +159,60 @@ import TesseraTesting
             return text.contains("no rectangle to straighten") && !text.contains("\n")
         }
     }
+
+    /// The document graph through the command line: the page found, straightened to the size of its sides
+    /// and the same page as perspectiveCorrect gives from the drawn corners (its 8 x 8 blocks within 3
+    /// levels of 255 on average), its corners written as Docs/schemas/rectangles.schema.json describes them
+    /// (python3-jsonschema; the barcodes schema rejects them, so the check can fail); a photo with no page
+    /// stops the run with the graph's message, exit status 1 and no file.
+    @Test func theDocumentGraphStraightensThePage() throws {
+        let item = try #require(Self.cases.first { $0.image == "page-astronaut-2.jpg" })
+        let photo = try Self.load(item.image)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-document-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("page.json")
+        let settings = ["a.path=\(json.path)", "c.path=\(folder.appendingPathComponent("found.png").path)"]
+        let (status, stderr, written) = try VisionPluginTests.runGraph(
+            "document.yaml", on: photo, writing: "b", to: "flat.png", settings: settings)
+        #expect(status == 0, "\(stderr)")
+        let flat = try #require(written).1
+        let node = try VisionPluginTests.declaration("perspectiveCorrect").instantiate(
+            parameters: [:],
+            inputs: ["input": .image(photo), "rectangles": .rectangles([Quadrilateral(corners: item.corners, confidence: 1)])])
+        guard case .image(let expected)? = try node.run().values["output"] else {
+            Issue.record("no image")
+            return
+        }
+        let reference = try expected.pixels()
+        #expect(abs(flat.region.width - reference.region.width) <= 2 && abs(flat.region.height - reference.region.height) <= 2)
+        let (width, height) = (min(flat.region.width, reference.region.width), min(flat.region.height, reference.region.height))
+        // 8 x 8 blocks' means: a corner found a pixel from where it was drawn shifts the words by about one.
+        var total = 0.0
+        var count = 0
+        for top in stride(from: 0, to: height - 7, by: 8) {
+            for left in stride(from: 0, to: width - 7, by: 8) {
+                for k in 0..<min(flat.channels, 3) {
+                    var (mine, theirs) = (0.0, 0.0)
+                    for y in top..<top + 8 {
+                        for x in left..<left + 8 {
+                            mine += Double(flat.samples[(y * flat.region.width + x) * flat.channels + k])
+                            theirs += Double(reference.samples[(y * reference.region.width + x) * reference.channels + k])
+                        }
+                    }
+                    total += abs(mine - theirs) / 64
+                    count += 1
+                }
+            }
+        }
+        let mean = total / Double(count) * 255
+        print("the document graph's page: its 8 x 8 blocks differ from the drawn corners' by \(mean) levels on average")
+        #expect(mean < 3, "the straightened page differs from the drawn one by \(mean) levels on average")
+        #expect(try VisionBarcodeTests.checkValues(json, against: "rectangles") == 0)
+        #expect(try VisionBarcodeTests.checkValues(json, against: "barcodes") == 1)
+        let empty = try Self.load("empty-gradient.png")
+        let refused = try VisionPluginTests.runGraph(
+            "document.yaml", on: empty, writing: "b", to: "flat.png", settings: settings)
+        #expect(refused.status == 1 && refused.written == nil && refused.stderr.contains("no page found in the photo"))
+    }
 }
