@@ -139,6 +139,31 @@ nodes:
             printed = json.loads(cli("run", "g.yaml", "--json", "--plugin", VISION, folder=folder).stdout)
         self.assertEqual(printed["values"]["bodies.bodies"], bodies)
 
+    def test_a_document_through_the_c_api_is_that_of_the_command_line(self):
+        # The rectangles kind the same way: a card warped onto the astronaut with known corners (PNG).
+        tessera.load_plugin(VISION)
+        card = os.path.join(REPOSITORY, "Plugins", "Vision", "Tests", "Fixtures", "documents", "card-astronaut-10.png")
+        photo = np.asarray(Image.open(card).convert("RGB"))
+        graph = tessera.Graph.parse("""
+version: 1
+nodes:
+  photo: { op: input, width: 800, height: 600, channels: 3 }
+  page: { op: detectDocument, input: photo }
+""")
+        page = graph.run(inputs={"photo": photo}).values["page.rectangles"]
+        self.assertEqual(page["kind"], "rectangles")
+        self.assertEqual(len(page["rectangles"]), 1)
+        self.assertEqual(len(page["rectangles"][0]["corners"]), 4)
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "g.yaml"), "w") as file:
+                file.write(f"""version: 1
+nodes:
+  photo: {{ op: load, path: "{card}" }}
+  page: {{ op: detectDocument, input: photo }}
+""")
+            printed = json.loads(cli("run", "g.yaml", "--json", "--plugin", VISION, folder=folder).stdout)
+        self.assertEqual(printed["values"]["page.rectangles"], page)
+
 
 class CancelTests(unittest.TestCase):
     def test_another_thread_cancels_a_long_run_and_python_keeps_running(self):

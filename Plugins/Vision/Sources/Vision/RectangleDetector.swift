@@ -19,7 +19,8 @@ import TesseraPluginSDK
 ///    `1 - (largest angle error) / 90`; a quadrilateral whose corners all lie within 3 % of a more confident
 ///    one's is the same one.
 ///
-/// - Cost: about 25 binary images of the small grid and their regions; 0.1 to 0.3 s on a 512 px grid.
+/// - Cost: one read of the photo (averaged in bands of 256 rows), then 25 binary images of the small grid and
+///   their regions: 0.54 s for a 4000 x 3000 JPEG on this 2-core machine, most of it reading the photo.
 struct RectangleDetector {
     var maximumImageDimension = 512
     /// The smallest side allowed, as a share of the image's shorter side.
