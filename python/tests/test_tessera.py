@@ -112,10 +112,14 @@ VISION = os.environ.get("TESSERA_VISION_PLUGIN", os.path.join(REPOSITORY, "Plugi
 
 @unittest.skipUnless(os.path.exists(VISION), "the Vision plugin is not built (make -C Plugins/Vision)")
 class VisionValuesTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Once a process: a second load of the same plugin is refused (its node names are taken).
+        tessera.load_plugin(VISION)
+
     def test_body_poses_through_the_c_api_are_those_of_the_command_line(self):
         # A plugin's value kind through the C API (tessera_graph_value_json) into Python objects: the same
         # JSON the command line prints for the same pixels (a PNG, decoded the same by both).
-        tessera.load_plugin(VISION)
         photo = np.asarray(Image.open(PHOTO).convert("RGB"))
         graph = tessera.Graph.parse("""
 version: 1
@@ -141,7 +145,6 @@ nodes:
 
     def test_a_document_through_the_c_api_is_that_of_the_command_line(self):
         # The rectangles kind the same way: a card warped onto the astronaut with known corners (PNG).
-        tessera.load_plugin(VISION)
         card = os.path.join(REPOSITORY, "Plugins", "Vision", "Tests", "Fixtures", "documents", "card-astronaut-10.png")
         photo = np.asarray(Image.open(card).convert("RGB"))
         graph = tessera.Graph.parse("""
