@@ -108,7 +108,8 @@ import Testing
     /// box is the corners' extent, a boxes port takes them as it, and three corners are refused.
     @Test func rectanglesRoundTrip() throws {
         let quads = [
-            Quadrilateral(corners: [SIMD2(60, 30), SIMD2(540.25, 50), SIMD2(520, 730.5), SIMD2(40, 700)], confidence: 0.9),
+            Quadrilateral(
+                corners: [SIMD2(60, 30), SIMD2(540.25, 50), SIMD2(520, 730.5), SIMD2(40, 700)], confidence: 0.9),
             Quadrilateral(corners: [SIMD2(5, 5), SIMD2(25, 5), SIMD2(25, 15), SIMD2(5, 15)], confidence: 0.5),
         ]
         let text = try #require(ValueJSON.encode(.rectangles(quads)))

@@ -55,12 +55,9 @@ import TesseraTesting
 
     /// The largest distance between matching corners, over the page's longer side.
     static func error(_ found: [SIMD2<Double>], _ expected: [SIMD2<Double>]) -> Double {
-        let side = (0..<4).map { index in
-            let d = expected[(index + 1) % 4] - expected[index]
-            return (d * d).sum().squareRoot()
-        }
-        .max()!
-        return zip(found, expected).map { a, b in ((a - b) * (a - b)).sum().squareRoot() }.max()! / side
+        func length(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
+        let side = (0..<4).map { length(expected[($0 + 1) % 4] - expected[$0]) }.max() ?? 0
+        return (zip(found, expected).map { length($0 - $1) }.max() ?? .infinity) / side
     }
 
     /// The photos where the page's outline is lost against a background as light as the page for a long
@@ -89,7 +86,8 @@ import TesseraTesting
                 + "\(Self.percent(item.opencv)), with its edges dilated \(Self.percent(item.opencvDilated))")
         #expect(found.count <= 1)
         withKnownIssue(Comment(rawValue: Self.misses[item.image] ?? ""), isIntermittent: false) {
-            #expect(error ?? .infinity < 0.02, "\(item.image): corners \(found.map(\.corners)), drawn at \(item.corners)")
+            #expect(
+                error ?? .infinity < 0.02, "\(item.image): corners \(found.map(\.corners)), drawn at \(item.corners)")
         } when: {
             Self.misses[item.image] != nil
         }
@@ -121,7 +119,10 @@ import TesseraTesting
         let reference = try Self.load(try #require(item.straight))
         let outputs = try NodeVerifier().verify(
             try VisionPluginTests.declaration("perspectiveCorrect"),
-            inputs: ["input": .image(photo), "rectangles": .rectangles([Quadrilateral(corners: item.corners, confidence: 1)])])
+            inputs: [
+                "input": .image(photo),
+                "rectangles": .rectangles([Quadrilateral(corners: item.corners, confidence: 1)]),
+            ])
         guard case .image(let straight)? = outputs["output"] else {
             Issue.record("no image")
             return
@@ -179,14 +180,21 @@ import TesseraTesting
         let flat = try #require(written).1
         let node = try VisionPluginTests.declaration("perspectiveCorrect").instantiate(
             parameters: [:],
-            inputs: ["input": .image(photo), "rectangles": .rectangles([Quadrilateral(corners: item.corners, confidence: 1)])])
+            inputs: [
+                "input": .image(photo),
+                "rectangles": .rectangles([Quadrilateral(corners: item.corners, confidence: 1)]),
+            ])
         guard case .image(let expected)? = try node.run().values["output"] else {
             Issue.record("no image")
             return
         }
         let reference = try expected.pixels()
-        #expect(abs(flat.region.width - reference.region.width) <= 2 && abs(flat.region.height - reference.region.height) <= 2)
-        let (width, height) = (min(flat.region.width, reference.region.width), min(flat.region.height, reference.region.height))
+        #expect(
+            abs(flat.region.width - reference.region.width) <= 2
+                && abs(flat.region.height - reference.region.height) <= 2)
+        let (width, height) = (
+            min(flat.region.width, reference.region.width), min(flat.region.height, reference.region.height)
+        )
         // 8 x 8 blocks' means: a corner found a pixel from where it was drawn shifts the words by about one.
         var total = 0.0
         var count = 0
@@ -197,7 +205,8 @@ import TesseraTesting
                     for y in top..<top + 8 {
                         for x in left..<left + 8 {
                             mine += Double(flat.samples[(y * flat.region.width + x) * flat.channels + k])
-                            theirs += Double(reference.samples[(y * reference.region.width + x) * reference.channels + k])
+                            theirs += Double(
+                                reference.samples[(y * reference.region.width + x) * reference.channels + k])
                         }
                     }
                     total += abs(mine - theirs) / 64

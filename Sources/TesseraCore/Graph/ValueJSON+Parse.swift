@@ -141,7 +141,9 @@ extension ValueJSON {
                 let quad = try reader.object(item, at: at)
                 let confidence = try reader.box(quad, at: at).confidence
                 quads.append(
-                    Quadrilateral(corners: try reader.quadrilateral(quad["corners"], at: "\(at).corners"), confidence: confidence))
+                    Quadrilateral(
+                        corners: try reader.quadrilateral(quad["corners"], at: "\(at).corners"), confidence: confidence)
+                )
             }
             return .rectangles(quads)
         case .hands:

@@ -41,7 +41,9 @@ struct DetectRectangles: Node {
     var quadratureTolerance = 30.0
     @Parameter(doc: "The lowest confidence kept, 0...1 (Vision's minimumConfidence).", range: 0...1)
     var minimumConfidence = 0.5
-    @Parameter(doc: "The most rectangles given, the most confident; 0 for all (Vision's maximumObservations).", range: 0...1000)
+    @Parameter(
+        doc: "The most rectangles given, the most confident; 0 for all (Vision's maximumObservations).", range: 0...1000
+    )
     var maximumObservations = 1
     @Parameter(
         doc: "The longest side the photo is averaged down to before it is searched (never up): larger finds "

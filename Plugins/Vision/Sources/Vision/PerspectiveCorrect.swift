@@ -39,8 +39,10 @@ struct PerspectiveCorrect: Node {
         let (width, height) = (Int(across.rounded()), Int(down.rounded()))
         guard RectangleDetector.isConvex(c), width >= 1, height >= 1, width <= 1 << 15, height <= 1 << 15,
             let warp = Homography(
-                from: [.zero, SIMD2(Double(width - 1), 0), SIMD2(Double(width - 1), Double(height - 1)),
-                    SIMD2(0, Double(height - 1))], to: c)
+                from: [
+                    .zero, SIMD2(Double(width - 1), 0), SIMD2(Double(width - 1), Double(height - 1)),
+                    SIMD2(0, Double(height - 1)),
+                ], to: c)
         else {
             throw VisionError(
                 "perspectiveCorrect cannot straighten the quadrilateral \(c.map { "(\($0.x), \($0.y))" }): its "

@@ -90,7 +90,9 @@ struct RectangleDetector {
     static func luma(_ image: Image, maximumDimension: Int) throws -> Grid {
         let (width, height, channels) = (image.width, image.height, image.channels)
         let factor = max(1, Double(max(width, height)) / Double(maximumDimension))
-        let (columns, rows) = (max(1, Int((Double(width) / factor).rounded())), max(1, Int((Double(height) / factor).rounded())))
+        let (columns, rows) = (
+            max(1, Int((Double(width) / factor).rounded())), max(1, Int((Double(height) / factor).rounded()))
+        )
         var sums = [Float](repeating: 0, count: columns * rows)
         var counts = sums
         let cellOfColumn = (0..<width).map { min($0 * columns / width, columns - 1) }
@@ -136,7 +138,9 @@ struct RectangleDetector {
         for y in 0..<height {
             for x in 0..<width {
                 var sum: Float = 0
-                for (k, tap) in taps.enumerated() { sum += tap * across[min(max(y + k - 2, 0), height - 1) * width + x] }
+                for (k, tap) in taps.enumerated() {
+                    sum += tap * across[min(max(y + k - 2, 0), height - 1) * width + x]
+                }
                 out[y * width + x] = sum
             }
         }
@@ -231,7 +235,8 @@ struct RectangleDetector {
             edges[index] = true
             let (x, y) = (index % width, index / width)
             for v in max(y - 1, 0)...min(y + 1, height - 1) {
-                for u in max(x - 1, 0)...min(x + 1, width - 1) where strong[v * width + u] > 0 && !edges[v * width + u] {
+                for u in max(x - 1, 0)...min(x + 1, width - 1) where strong[v * width + u] > 0 && !edges[v * width + u]
+                {
                     stack.append(v * width + u)
                 }
             }
@@ -322,7 +327,8 @@ struct RectangleDetector {
         for (row, (left, right)) in zip(region.left, region.right).enumerated() where right >= left {
             let y = Double(region.top + row)
             points += [
-                SIMD2(Double(left) - 0.5, y - 0.5), SIMD2(Double(left) - 0.5, y + 0.5), SIMD2(Double(right) + 0.5, y - 0.5),
+                SIMD2(Double(left) - 0.5, y - 0.5), SIMD2(Double(left) - 0.5, y + 0.5),
+                SIMD2(Double(right) + 0.5, y - 0.5),
                 SIMD2(Double(right) + 0.5, y + 0.5),
             ]
         }
@@ -531,12 +537,16 @@ struct RectangleDetector {
         }
         var lower: [SIMD2<Double>] = []
         for point in sorted {
-            while lower.count >= 2, cross(lower[lower.count - 2], lower[lower.count - 1], point) <= 0 { lower.removeLast() }
+            while lower.count >= 2, cross(lower[lower.count - 2], lower[lower.count - 1], point) <= 0 {
+                lower.removeLast()
+            }
             lower.append(point)
         }
         var upper: [SIMD2<Double>] = []
         for point in sorted.reversed() {
-            while upper.count >= 2, cross(upper[upper.count - 2], upper[upper.count - 1], point) <= 0 { upper.removeLast() }
+            while upper.count >= 2, cross(upper[upper.count - 2], upper[upper.count - 1], point) <= 0 {
+                upper.removeLast()
+            }
             upper.append(point)
         }
         return Array(lower.dropLast() + upper.dropLast())
@@ -581,10 +591,11 @@ struct RectangleDetector {
     }
 
     static func area(_ corners: [SIMD2<Double>]) -> Double {
-        abs(corners.indices.reduce(0.0) { sum, i in
-            let (a, b) = (corners[i], corners[(i + 1) % corners.count])
-            return sum + a.x * b.y - a.y * b.x
-        }) / 2
+        abs(
+            corners.indices.reduce(0.0) { sum, i in
+                let (a, b) = (corners[i], corners[(i + 1) % corners.count])
+                return sum + a.x * b.y - a.y * b.x
+            }) / 2
     }
 
     static func isConvex(_ corners: [SIMD2<Double>]) -> Bool {
@@ -599,7 +610,9 @@ struct RectangleDetector {
     static func ordered(_ corners: [SIMD2<Double>]) -> [SIMD2<Double>] {
         let center = corners.reduce(SIMD2<Double>.zero, +) / 4
         // On screen (y down), increasing atan2 is clockwise.
-        let around = corners.sorted { atan2($0.y - center.y, $0.x - center.x) < atan2($1.y - center.y, $1.x - center.x) }
+        let around = corners.sorted {
+            atan2($0.y - center.y, $0.x - center.x) < atan2($1.y - center.y, $1.x - center.x)
+        }
         let start = around.indices.min { around[$0].x + around[$0].y < around[$1].x + around[$1].y } ?? 0
         return (0..<4).map { around[(start + $0) % 4] }
     }
