@@ -96,23 +96,17 @@ struct RectangleDetector {
         var sums = [Float](repeating: 0, count: columns * rows)
         var counts = sums
         let cellOfColumn = (0..<width).map { min($0 * columns / width, columns - 1) }
-        var band = PixelBuffer(region: .empty, channels: channels)
-        for top in stride(from: 0, to: height, by: 256) {
-            let region = Rect(x: 0, y: top, width: width, height: min(256, height - top))
-            band.reshape(to: region)
-            try image.render(into: &band)
-            band.samples.withUnsafeBufferPointer { samples in
-                for y in 0..<region.height {
-                    let row = min((top + y) * rows / height, rows - 1) * columns
-                    for x in 0..<width {
-                        let at = (y * width + x) * channels
-                        var value =
-                            channels < 3
-                            ? samples[at] : 0.299 * samples[at] + 0.587 * samples[at + 1] + 0.114 * samples[at + 2]
-                        if !value.isFinite { value = 0 }
-                        sums[row + cellOfColumn[x]] += value
-                        counts[row + cellOfColumn[x]] += 1
-                    }
+        try image.forEachBand { region, samples in
+            for y in 0..<region.height {
+                let row = min((region.minY + y) * rows / height, rows - 1) * columns
+                for x in 0..<width {
+                    let at = (y * width + x) * channels
+                    var value =
+                        channels < 3
+                        ? samples[at] : 0.299 * samples[at] + 0.587 * samples[at + 1] + 0.114 * samples[at + 2]
+                    if !value.isFinite { value = 0 }
+                    sums[row + cellOfColumn[x]] += value
+                    counts[row + cellOfColumn[x]] += 1
                 }
             }
         }
@@ -617,8 +611,3 @@ struct RectangleDetector {
         return (0..<4).map { around[(start + $0) % 4] }
     }
 }
-
-/// The length of a vector.
-func norm(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
-
-func dot(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { (a * b).sum() }
