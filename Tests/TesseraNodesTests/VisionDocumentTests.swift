@@ -139,8 +139,8 @@ import TesseraTesting
         #expect(mean < 0.3 && largest <= 1)
     }
 
-    /// No document in a smooth gradient, in noise or in a single pixel; perspectiveCorrect with no rectangle
-    /// is one line saying so, never a crash.
+    /// No document in a smooth gradient, in noise or in a single pixel; perspectiveCorrect with no rectangle,
+    /// or with corners on a line or out of order, is one line saying so, never a crash.
     @Test func nothingIsFoundWhereThereIsNothing() throws {
         let root = try JSONSerialization.jsonObject(
             with: Data(contentsOf: Self.folder.appendingPathComponent("documents.json")))
@@ -158,6 +158,23 @@ import TesseraTesting
         } throws: { error in
             let text = "\(error)"
             return text.contains("no rectangle to straighten") && !text.contains("\n")
+        }
+        // Three corners on a line, and corners out of order (a bow tie): one line each.
+        let photo = try Self.load("empty-noise.png")
+        for corners: [SIMD2<Double>] in [
+            [SIMD2(10, 10), SIMD2(50, 10), SIMD2(90, 10), SIMD2(10, 90)],
+            [SIMD2(10, 10), SIMD2(90, 90), SIMD2(90, 10), SIMD2(10, 90)],
+        ] {
+            let bad = try VisionPluginTests.declaration("perspectiveCorrect").instantiate(
+                parameters: [:],
+                inputs: [
+                    "input": .image(photo), "rectangles": .rectangles([Quadrilateral(corners: corners, confidence: 1)]),
+                ])
+            #expect {
+                try bad.run()
+            } throws: { error in
+                "\(error)".contains("cannot straighten the quadrilateral") && !"\(error)".contains("\n")
+            }
         }
     }
 
