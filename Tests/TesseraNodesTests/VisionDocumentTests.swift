@@ -60,14 +60,13 @@ import TesseraTesting
         return (zip(found, expected).map { length($0 - $1) }.max() ?? .infinity) / side
     }
 
-    /// The photos where the page's outline is lost against a background as light as the page for a long
-    /// stretch, and the detector misses (measured: the nearest quadrilateral 8 % to 58 % off, or none). Held
+    /// The photos where the sheet's outline is lost against a background as light or dark as the sheet for a
+    /// long stretch, and the detector misses (measured: the nearest quadrilateral 8 % to 11 % off, or none). Held
     /// as known issues, so a change that finds them shows, and one that loses another fails.
     static let misses: [String: String] = [
-        "page-phone-1-4.jpg": "the page's lower left edge leaks into a white wall; the table on the page is given",
-        "page-phone-3-6.jpg": "the page's upper left corner lies on a wall as light as the page",
-        "page-four-fingers-4-7.jpg": "the page's top edge shows for a fifth of its length against a white ceiling",
-        "card-coffee-8.jpg": "the card's lower edge lies on its own shadow on the saucer; none is found",
+        "page-phone-1-4.jpg": "the page's outline leaks into the light wall by it; the table on the page is given",
+        "page-four-fingers-4-7.jpg": "the page's top edge shows for a fifth of its length against the background",
+        "card-coffee-8.jpg": "the dark card lies on a dark saucer, its lower edge a third unseen; none is found",
     ]
 
     static func percent(_ value: Double?) -> String {
@@ -93,16 +92,14 @@ import TesseraTesting
         }
     }
 
-    /// detectRectangles with Vision's own defaults but every observation: the page or card is among them,
-    /// within 2 %, and it is the most confident.
+    /// detectRectangles with its defaults but every observation: the page or card is among them, within 2 %
+    /// (not always first: the table printed on a page is a rectangle too, and may be more confident).
     @Test(arguments: cases) func detectRectanglesFindsThePageOrCard(_ item: Case) throws {
         let found = try Self.quads("detectRectangles", try Self.load(item.image), ["maximumObservations": 0])
         let best = found.map { Self.error($0.corners, item.corners) }.min() ?? .infinity
         print("rectangles \(item.image): \(found.count) found, the nearest within \(Self.percent(best))")
         withKnownIssue(Comment(rawValue: Self.misses[item.image] ?? ""), isIntermittent: false) {
             #expect(best < 0.02, "\(item.image): \(found.map(\.corners))")
-            let first = found.first.map { Self.error($0.corners, item.corners) } ?? .infinity
-            #expect(first < 0.02, "\(item.image): not the first")
         } when: {
             Self.misses[item.image] != nil
         }
