@@ -57,8 +57,8 @@ public enum NodeValue: Sendable {
         }
     }
 
-    /// The value as a port of `type` takes it: itself, or faces, text, hands, barcodes, bodies or rectangles as their boxes for a
-    /// boxes port; nil when the port does not take it.
+    /// The value as a port of `type` takes it: itself, or faces, text, hands, barcodes, bodies or rectangles as
+    /// their boxes for a boxes port; nil when the port does not take it.
     package func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }
         if type == .boxes, let boxes = [Box].from(self) { return .boxes(boxes) }

@@ -32,7 +32,8 @@ struct Require: Node {
     var value: NodeValue
     @Parameter(
         doc: "What is measured: count (boxes, faces, text lines, hands, barcodes, bodies, rectangles or contours in "
-            + "the value), value (a number), or a field of every box, face, line, hand, code, body or rectangle (confidence, x, y, width, "
+            + "the value), value (a number), or a field of every box, face, line, hand, code, body or rectangle "
+            + "(confidence, x, y, width, "
             + "height; for faces also roll, yaw, pitch, captureQuality). "
             + "Unset: value for a number, count for the others.")
     var field: Field? = nil
