@@ -19,7 +19,7 @@ package enum ValueFile {
             switch type {
             case .image: []
             case .contours: [.json, .svg]
-            case .boxes, .number, .faces, .text, .hands, .barcodes, .bodies: [.json]
+            case .boxes, .number, .faces, .text, .hands, .barcodes, .bodies, .rectangles: [.json]
             }
         }
 

@@ -132,6 +132,8 @@ enum PluginCatalog {
             case .hands: field = optional ? Input<[Hand]?>(doc: doc) : Input<[Hand]>(doc: doc)
             case .barcodes: field = optional ? Input<[Barcode]?>(doc: doc) : Input<[Barcode]>(doc: doc)
             case .bodies: field = optional ? Input<[Body]?>(doc: doc) : Input<[Body]>(doc: doc)
+            case .rectangles:
+                field = optional ? Input<[Quadrilateral]?>(doc: doc) : Input<[Quadrilateral]>(doc: doc)
             }
             var declaration = field.declaration
             declaration.name = port.name

@@ -231,6 +231,7 @@ extension NodeVerifier {
                 case .hands: .hands([])
                 case .barcodes: .barcodes([])
                 case .bodies: .bodies([])
+                case .rectangles: .rectangles([])
                 }
         }
         return inputs

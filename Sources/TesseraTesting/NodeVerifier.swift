@@ -256,6 +256,7 @@ public struct NodeVerifier: Sendable {
         case .hands(let hands): "\(hands.count) hands"
         case .barcodes(let codes): "\(codes.count) barcodes"
         case .bodies(let bodies): "\(bodies.count) bodies"
+        case .rectangles(let quads): "\(quads.count) rectangles"
         }
     }
 }

@@ -104,6 +104,27 @@ import Testing
         }
     }
 
+    /// Rectangles go out and come back as they were (corners to the writer's three decimals, confidence); the
+    /// box is the corners' extent, a boxes port takes them as it, and three corners are refused.
+    @Test func rectanglesRoundTrip() throws {
+        let quads = [
+            Quadrilateral(
+                corners: [SIMD2(60, 30), SIMD2(540.25, 50), SIMD2(520, 730.5), SIMD2(40, 700)], confidence: 0.9),
+            Quadrilateral(corners: [SIMD2(5, 5), SIMD2(25, 5), SIMD2(25, 15), SIMD2(5, 15)], confidence: 0.5),
+        ]
+        let text = try #require(ValueJSON.encode(.rectangles(quads)))
+        guard case .rectangles(let back) = try ValueJSON.parse(text, as: .rectangles) else {
+            Issue.record("not rectangles")
+            return
+        }
+        #expect(back == quads)
+        #expect(quads[0].box == Box(x: 40, y: 30, width: 500.25, height: 700.5, confidence: 0.9))
+        #expect([Box].from(.rectangles(quads)) == quads.map(\.box))
+        #expect(throws: ValueJSON.ParseError.self) {
+            try ValueJSON.parse(text.replacingOccurrences(of: "[40,700]", with: ""), as: .rectangles)
+        }
+    }
+
     /// Bodies go out and come back as they were (the 33 joints, visibilities, presences, confidence); the box
     /// is around the joints seen (visibility from 0.5), Vision's neck and root lie between the shoulders and
     /// the hips with the lower visibility of the two, and a boxes port takes a body as its box.

@@ -410,7 +410,7 @@ let brokenGraphs: [BrokenGraph] = [
               d: { op: testCrop, input: c, rect: { from: c } }
             """,
         expected: [
-            "g.yaml:4:46: error: parameter 'rect' of 'd' (testCrop) takes boxes, faces, text, hands, barcodes or bodies, but 'c' (testConstant) gives an image"
+            "g.yaml:4:46: error: parameter 'rect' of 'd' (testCrop) takes boxes, faces, text, hands, barcodes, bodies or rectangles, but 'c' (testConstant) gives an image"
         ]),
     BrokenGraph(
         name: "upstream value for a parameter that takes none",

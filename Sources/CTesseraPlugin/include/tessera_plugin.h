@@ -29,8 +29,8 @@
  * Ports. In version 1 a plugin node reads images and makes one image (access point, area, geometry or
  * source): the host wraps it in a kernel that the tile-parallel scheduler runs like a built-in's. In
  * version 2 (with `create_v2`) its inputs may also be values, of the types "boxes", "contours",
- * "number", "faces", "text", "hands", "barcodes" and "bodies", which `create_v2` receives as JSON (faces,
- * text lines, hands, barcodes and bodies given to a "boxes" port arrive as their boxes); and a node with access "global" reads its input images
+ * "number", "faces", "text", "hands", "barcodes", "bodies" and "rectangles", which `create_v2` receives as
+ * JSON (faces, text lines, hands, barcodes, bodies and rectangles given to a "boxes" port arrive as their boxes); and a node with access "global" reads its input images
  * whole, once, and makes 1 to TESSERA_MAX_OUTPUTS outputs, images or values (`run`), as built-in global
  * nodes (saliency, detectContours) do. A kernel node still makes exactly one output, an image. A table
  * without `create_v2` declares its nodes as version 1 did; one with global nodes must have `run` or
@@ -77,8 +77,12 @@
  *      ... all 33 of MediaPipe's pose landmarks: leftEyeInner, leftEye ... leftFootIndex, rightFootIndex},
  *      "vision": {"nose": {"x": 220, "y": 70, "confidence": 0.99}, ... Vision's 19 joint names}}]}
  *     (left and right the subject's own; the box is the extent of the joints whose visibility is at least
- *     0.5, and "vision" is derived from the joints: only the confidence and the joints are read back. A kind
- *     a host of the same ABI version does not know yet is refused as a catalog error naming the plugin.)
+ *     0.5, and "vision" is derived from the joints: only the confidence and the joints are read back)
+ *     {"kind": "rectangles", "rectangles": [{"x": 40, "y": 30, "width": 500, "height": 700,
+ *      "confidence": 0.9, "corners": [[60, 30], [540, 50], [520, 730], [40, 700]]}]}
+ *     (a page, card or sign in perspective: its corners top-left, top-right, bottom-right, bottom-left as
+ *     the image shows them; the box is their extent, only its confidence is read back. A kind a host of
+ *     the same ABI version does not know yet is refused as a catalog error naming the plugin.)
  *
  * Coordinates are pixels of the image the value describes (origin top-left, x right, y down). The host
  * reads every value a plugin gives back and refuses, naming the plugin, one that is not valid JSON of

@@ -79,18 +79,19 @@ extension Contours: InputValue {
     }
 }
 
-/// What a list input holds: boxes, faces, text lines, hands, barcodes or bodies.
+/// What a list input holds: boxes, faces, text lines, hands, barcodes, bodies or rectangles.
 public protocol InputElement: Sendable {
     static var portType: PortType { get }
     static var acceptedTypes: [PortType] { get }
     static func list(from value: NodeValue?) -> [Self]?
 }
 
-/// Boxes, or faces, text lines, hands, barcodes or bodies as their boxes: a node that takes boxes (crop, drawBoxes) takes
+/// Boxes, or faces, text lines, hands, barcodes, bodies or rectangles as their boxes: a node that takes boxes (crop,
+/// drawBoxes) takes
 /// those too.
 extension Box: InputElement {
     public static var portType: PortType { .boxes }
-    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands, .barcodes, .bodies] }
+    public static var acceptedTypes: [PortType] { [.boxes, .faces, .text, .hands, .barcodes, .bodies, .rectangles] }
     public static func list(from value: NodeValue?) -> [Box]? {
         switch value {
         case .boxes(let boxes)?: boxes
@@ -99,6 +100,7 @@ extension Box: InputElement {
         case .hands(let hands)?: hands.map(\.box)
         case .barcodes(let codes)?: codes.map(\.box)
         case .bodies(let bodies)?: bodies.map(\.box)
+        case .rectangles(let quads)?: quads.map(\.box)
         default: nil
         }
     }
@@ -136,6 +138,15 @@ extension Body: InputElement {
     public static var acceptedTypes: [PortType] { [.bodies] }
     public static func list(from value: NodeValue?) -> [Body]? {
         if case .bodies(let bodies)? = value { return bodies }
+        return nil
+    }
+}
+
+extension Quadrilateral: InputElement {
+    public static var portType: PortType { .rectangles }
+    public static var acceptedTypes: [PortType] { [.rectangles] }
+    public static func list(from value: NodeValue?) -> [Quadrilateral]? {
+        if case .rectangles(let quads)? = value { return quads }
         return nil
     }
 }

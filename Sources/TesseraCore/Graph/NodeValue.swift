@@ -10,6 +10,7 @@ public enum PortType: String, Sendable, CaseIterable {
     case hands
     case barcodes
     case bodies
+    case rectangles
 
     /// The type with an article, for messages: "an image", "boxes".
     package var phrase: String {
@@ -23,6 +24,7 @@ public enum PortType: String, Sendable, CaseIterable {
         case .hands: "hands"
         case .barcodes: "barcodes"
         case .bodies: "bodies"
+        case .rectangles: "rectangles"
         }
     }
 }
@@ -38,6 +40,7 @@ public enum NodeValue: Sendable {
     case hands([Hand])
     case barcodes([Barcode])
     case bodies([Body])
+    case rectangles([Quadrilateral])
 
     public var type: PortType {
         switch self {
@@ -50,11 +53,12 @@ public enum NodeValue: Sendable {
         case .hands: .hands
         case .barcodes: .barcodes
         case .bodies: .bodies
+        case .rectangles: .rectangles
         }
     }
 
-    /// The value as a port of `type` takes it: itself, or faces, text, hands, barcodes or bodies as their boxes for a
-    /// boxes port; nil when the port does not take it.
+    /// The value as a port of `type` takes it: itself, or faces, text, hands, barcodes, bodies or rectangles as
+    /// their boxes for a boxes port; nil when the port does not take it.
     package func converted(to type: PortType) -> NodeValue? {
         if self.type == type { return self }
         if type == .boxes, let boxes = [Box].from(self) { return .boxes(boxes) }

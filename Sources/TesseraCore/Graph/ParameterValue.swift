@@ -219,7 +219,7 @@ extension Rect: ParameterValue {
     public init(upstream: NodeValue) throws(ParameterProblem) {
         guard let boxes = [Box].from(upstream) else {
             throw ParameterProblem(
-                "expected boxes, faces, text, hands, barcodes or bodies, got \(upstream.type.phrase)")
+                "expected boxes, faces, text, hands, barcodes, bodies or rectangles, got \(upstream.type.phrase)")
         }
         guard let box = boxes.first else {
             throw ParameterProblem("the upstream node found no \(upstream.type.phrase)")

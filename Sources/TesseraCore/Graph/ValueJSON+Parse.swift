@@ -132,6 +132,20 @@ extension ValueJSON {
                 codes.append(Barcode(corners: corners, symbology: symbology, payload: payload, confidence: confidence))
             }
             return .barcodes(codes)
+        case .rectangles:
+            // The box is the corners' extent, so only its confidence is read.
+            let items = try reader.array(root["rectangles"], at: "rectangles", limit: maxItems)
+            var quads: [Quadrilateral] = []
+            for (index, item) in items.enumerated() {
+                let at = "rectangles[\(index)]"
+                let quad = try reader.object(item, at: at)
+                let confidence = try reader.box(quad, at: at).confidence
+                quads.append(
+                    Quadrilateral(
+                        corners: try reader.quadrilateral(quad["corners"], at: "\(at).corners"), confidence: confidence)
+                )
+            }
+            return .rectangles(quads)
         case .hands:
             // The box is the joints' extent, so only its confidence is read.
             let items = try reader.array(root["hands"], at: "hands", limit: maxItems)
@@ -328,7 +342,7 @@ extension ValueJSON {
             return (points, values)
         }
 
-        /// Four `[x, y]` points: a text line's quad, a barcode's corners.
+        /// Four `[x, y]` points: a text line's quad, a barcode's or a rectangle's corners.
         func quadrilateral(_ value: Literal?, at place: String) throws(ParseError) -> [SIMD2<Double>] {
             let points = try array(value, at: place, limit: 4)
             guard points.count == 4 else { throw ParseError(message: "\(place) holds \(points.count) points, not 4") }

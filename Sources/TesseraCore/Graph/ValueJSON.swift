@@ -2,7 +2,8 @@ import Foundation
 
 /// Values that are not images as JSON: each kind one object whose `kind` names it, described by a JSON
 /// Schema in `Docs/schemas/` (`boxes.schema.json`, `contours.schema.json`, `faces.schema.json`,
-/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`, `bodies.schema.json`).
+/// `hands.schema.json`, `number.schema.json`, `text.schema.json`, `barcodes.schema.json`, `bodies.schema.json`,
+/// `rectangles.schema.json`).
 /// `save`, `tessera run --json`, the C API's `tessera_graph_value_json` write it, and values from outside
 /// the engine (a plugin) are read from it (``parse(_:as:)``).
 package enum ValueJSON {
@@ -18,6 +19,7 @@ package enum ValueJSON {
         case .hands(let hands): json(hands)
         case .barcodes(let codes): json(codes)
         case .bodies(let bodies): json(bodies)
+        case .rectangles(let quads): json(quads)
         }
     }
 
@@ -123,6 +125,16 @@ package enum ValueJSON {
                     + JSONText.quoted(code.payload) + ", \"corners\": ["
                     + code.corners.map(point).joined(separator: ",")
                     + "]}"
+            })
+    }
+
+    /// `{"kind": "rectangles", "rectangles": [...]}`: each quadrilateral's box (`x`, `y`, `width`, `height`,
+    /// `confidence`) and its `corners` (`[x, y]` top-left, top-right, bottom-right, bottom-left). One a line.
+    static func json(_ quads: [Quadrilateral]) -> String {
+        list(
+            "rectangles",
+            quads.map { quad in
+                "{" + fields(quad.box) + ", \"corners\": [" + quad.corners.map(point).joined(separator: ",") + "]}"
             })
     }
 

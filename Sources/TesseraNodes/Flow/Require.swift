@@ -26,11 +26,14 @@ struct Require: Node {
     }
 
     @Input(doc: "The image passed on when the condition holds.") var input: Image
-    @Input(doc: "The value the condition is about: boxes, faces, text, hands, barcodes, bodies, contours or a number.")
+    @Input(
+        doc: "The value the condition is about: boxes, faces, text, hands, barcodes, bodies, rectangles, contours "
+            + "or a number.")
     var value: NodeValue
     @Parameter(
-        doc: "What is measured: count (boxes, faces, text lines, hands, barcodes, bodies or contours in the value), "
-            + "value (a number), or a field of every box, face, line, hand, code or body (confidence, x, y, width, "
+        doc: "What is measured: count (boxes, faces, text lines, hands, barcodes, bodies, rectangles or contours in "
+            + "the value), value (a number), or a field of every box, face, line, hand, code, body or rectangle "
+            + "(confidence, x, y, width, "
             + "height; for faces also roll, yaw, pitch, captureQuality). "
             + "Unset: value for a number, count for the others.")
     var field: Field? = nil
@@ -63,7 +66,7 @@ struct Require: Node {
         case .number: return field == .value ? nil : "a number has only its value, not \(field.rawValue)"
         case .image: return "an image is not a value to measure"
         case .contours: return field == .count ? nil : "contours are measured by count only"
-        case .boxes, .faces, .text, .hands, .barcodes, .bodies:
+        case .boxes, .faces, .text, .hands, .barcodes, .bodies, .rectangles:
             if field == .count || boxFields.contains(field) || (type == .faces && faceOnly.contains(field)) {
                 return nil
             }
@@ -78,7 +81,10 @@ struct Require: Node {
         var measures: [(Double, String)] = []
         let items = [Box].from(value) ?? []
         let noun =
-            [PortType.faces: "face", .text: "line", .hands: "hand", .barcodes: "code", .bodies: "body"][value.type]
+            [
+                PortType.faces: "face", .text: "line", .hands: "hand", .barcodes: "code", .bodies: "body",
+                .rectangles: "rectangle",
+            ][value.type]
             ?? "box"
         switch (value, measured) {
         case (.number(let number), _): measures = [(number, "the value")]

@@ -80,26 +80,20 @@ struct DetectBarcodes: Node {
     static func luma(_ image: Image) throws -> [UInt8] {
         let (width, height, channels) = (image.width, image.height, image.channels)
         var gray = [UInt8](repeating: 0, count: width * height)
-        var band = PixelBuffer(region: .empty, channels: channels)
-        for top in stride(from: 0, to: height, by: 256) {
-            let region = Rect(x: 0, y: top, width: width, height: min(256, height - top))
-            band.reshape(to: region)
-            try image.render(into: &band)
-            band.samples.withUnsafeBufferPointer { samples in
-                gray.withUnsafeMutableBufferPointer { out in
-                    guard let samples = samples.baseAddress, let out = out.baseAddress else { return }
-                    // 0...1 to 0...255, rounded; NaN (a pixel the host could not give) is 0.
-                    @inline(__always) func byte(_ at: Int) -> Int {
-                        Int(Float.minimum(Float.maximum(samples[at], 0), 1) * 255 + 0.5)
-                    }
-                    let start = top &* width
-                    for index in 0..<region.area {
-                        let at = index &* channels
-                        let luma =
-                            channels < 3
-                            ? byte(at) : (306 &* byte(at) &+ 601 &* byte(at &+ 1) &+ 117 &* byte(at &+ 2) &+ 512) >> 10
-                        out[start &+ index] = UInt8(truncatingIfNeeded: luma)
-                    }
+        try image.forEachBand { region, samples in
+            gray.withUnsafeMutableBufferPointer { out in
+                guard let samples = samples.baseAddress, let out = out.baseAddress else { return }
+                // 0...1 to 0...255, rounded; NaN (a pixel the host could not give) is 0.
+                @inline(__always) func byte(_ at: Int) -> Int {
+                    Int(Float.minimum(Float.maximum(samples[at], 0), 1) * 255 + 0.5)
+                }
+                let start = region.minY &* width
+                for index in 0..<region.area {
+                    let at = index &* channels
+                    let luma =
+                        channels < 3
+                        ? byte(at) : (306 &* byte(at) &+ 601 &* byte(at &+ 1) &+ 117 &* byte(at &+ 2) &+ 512) >> 10
+                    out[start &+ index] = UInt8(truncatingIfNeeded: luma)
                 }
             }
         }

@@ -88,15 +88,13 @@ struct DetectText: Node {
             let least = minimumTextHeight * Double(input.height)
             lines.removeAll { line in
                 let q = line.quad
-                let side = min(length(q[3] - q[0]), length(q[2] - q[1]))
+                let side = min(norm(q[3] - q[0]), norm(q[2] - q[1]))
                 return side < least
             }
         }
         return NodeOutputs(["text": .text(lines)])
     }
 }
-
-private func length(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
 
 /// rapidocr 1.4.4's pipeline (its default configuration) on OpenVINO: the image at most 2000 pixels on its
 /// long side, the detector's probability map on it resized to multiples of 32, DB post-processing into

@@ -257,3 +257,22 @@ struct BilinearResize: ImageKernel {
         }
     }
 }
+
+extension Image {
+    /// The image read top to bottom in bands of `rows` rows, each given with its region and its samples: one
+    /// buffer, reused, so no copy of the whole image is held.
+    func forEachBand(rows: Int = 256, _ body: (Rect, UnsafeBufferPointer<Float>) throws -> Void) throws {
+        var band = PixelBuffer(region: .empty, channels: channels)
+        for top in stride(from: 0, to: height, by: rows) {
+            let region = Rect(x: 0, y: top, width: width, height: min(rows, height - top))
+            band.reshape(to: region)
+            try render(into: &band)
+            try band.samples.withUnsafeBufferPointer { try body(region, $0) }
+        }
+    }
+}
+
+/// The length of a vector.
+func norm(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
+
+func dot(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { (a * b).sum() }
