@@ -216,7 +216,7 @@ struct tsr_webp_rows {
     uint32_t ready;
     // A still image: libwebp's incremental decoder, fed the frame's bytes a piece at a time.
     WebPIDecoder *decoder;
-    WebPDecBuffer output;  // libwebp keeps a pointer to it while the decoder lives
+    WebPDecoderConfig config;  // libwebp keeps a pointer to its output while the decoder lives
     WebPIterator frame;
     size_t fed;
     int animation;
@@ -226,13 +226,14 @@ void tsr_webp_rows_free(tsr_webp_rows *r) {
     if (r == NULL) return;
     if (r->decoder != NULL) {
         WebPIDelete(r->decoder);
-        WebPFreeDecBuffer(&r->output);
+        WebPFreeDecBuffer(&r->config.output);
     }
     if (!r->animation) WebPDemuxReleaseIterator(&r->frame);
     free(r);
 }
 
-tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen) {
+tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, uint32_t scaled_width,
+                                   uint32_t scaled_height, char *err, size_t errlen) {
     tsr_webp_rows *r = calloc(1, sizeof *r);
     if (r == NULL) {
         fail(err, errlen, "out of memory");
@@ -254,17 +255,27 @@ tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channe
         fail(err, errlen, "the file holds no image");
         return NULL;
     }
-    if (!WebPInitDecBuffer(&r->output)) {
+    if (!WebPInitDecoderConfig(&r->config)) {
         tsr_webp_rows_free(r);
         fail(err, errlen, "libwebp version mismatch");
         return NULL;
     }
-    r->output.colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
-    r->output.is_external_memory = 1;
-    r->output.u.RGBA.rgba = pixels;
-    r->output.u.RGBA.stride = (int)(width * (uint32_t)channels);
-    r->output.u.RGBA.size = (size_t)width * (size_t)channels * r->height;
-    r->decoder = WebPINewDecoder(&r->output);
+    if (scaled_width > 0 && scaled_height > 0) {
+        // libwebp's rescaler, row by row as it decodes (area averages when shrinking), as libvips'
+        // webpload `shrink`: the full frame is never held.
+        r->config.options.use_scaling = 1;
+        r->config.options.scaled_width = (int)scaled_width;
+        r->config.options.scaled_height = (int)scaled_height;
+        width = scaled_width;
+        r->height = scaled_height;
+    }
+    WebPDecBuffer *output = &r->config.output;
+    output->colorspace = channels == 4 ? MODE_RGBA : MODE_RGB;
+    output->is_external_memory = 1;
+    output->u.RGBA.rgba = pixels;
+    output->u.RGBA.stride = (int)(width * (uint32_t)channels);
+    output->u.RGBA.size = (size_t)width * (size_t)channels * r->height;
+    r->decoder = WebPIDecode(NULL, 0, &r->config);
     if (r->decoder == NULL) {
         tsr_webp_rows_free(r);
         fail(err, errlen, "out of memory");

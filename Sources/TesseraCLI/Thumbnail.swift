@@ -38,8 +38,8 @@ struct Thumbnail: ParsableCommand {
     @Flag(
         inversion: .prefixedNo,
         help: ArgumentHelp(
-            "Decode at 1/2, 1/4 or 1/8 of the size first (a JPEG by DCT scaling, other formats by block "
-                + "averages), when the thumbnail is at least twice smaller again."))
+            "Decode at 1/2, 1/4 or 1/8 of the size first (a JPEG by DCT scaling, a WebP by libwebp's scaling, "
+                + "others by block averages), when the thumbnail is at least twice smaller again."))
     var shrinkOnLoad = true
 
     @OptionGroup var encoding: EncodeArguments

@@ -82,7 +82,8 @@ public struct DecodeOptions: Sendable {
     /// `ceil(height / shrink)`, for shrink 1, 2, 4 or 8 (``shrinkFactors``), as libvips' `jpegload
     /// shrink`. A JPEG decodes at that size with libjpeg's DCT scaling: each 8x8 block through a
     /// reduced inverse DCT (1/8 is the block's mean), so neither the full image nor a full-size row is
-    /// ever made. Other formats are decoded whole, row by row, and averaged over shrink x shrink blocks
+    /// ever made. A still WebP is decoded at that size by libwebp's rescaler (an area average of the whole
+    /// frame), as libvips' `webpload shrink`. Other formats are decoded whole, row by row, and averaged over shrink x shrink blocks
     /// from the top-left (the last column and row of blocks average the pixels they have; alpha
     /// premultiplied, as `resize` does), so the size is the same whatever the file type. The orientation
     /// applies after the shrink. The limits count the pixels the header claims, and the memory of the

@@ -61,7 +61,9 @@ public enum ImageFile {
         // Every format but JPEG (which libjpeg shrinks by DCT scaling, and its codec turns) is decoded as
         // stored, then shrunk and turned here.
         func upright(_ stored: (ImageInfo, Image)) throws -> (ImageInfo, Image) {
-            try Orientation.upright(shrunk(stored, by: options.shrink), options: options, path: path)
+            // A codec that shrinks as it decodes (a still WebP) has.
+            let shrink = stored.0.shrink > 1 ? 1 : options.shrink
+            return try Orientation.upright(shrunk(stored, by: shrink), options: options, path: path)
         }
         let loaded: (info: ImageInfo, image: Image)
         switch format {

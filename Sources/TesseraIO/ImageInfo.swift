@@ -31,6 +31,9 @@ public struct ImageInfo: Sendable, Equatable {
     /// The resolution the file's own field gives (PNG pHYs, JPEG JFIF density, TIFF XResolution and
     /// YResolution), in dots per inch.
     var fileResolution: SIMD2<Double>? = nil
+    /// Whether a shrink decodes the whole file onto the smaller image (libwebp's rescaler, a still WebP),
+    /// rather than averaging blocks of which the last are partial.
+    var scalesWhole = false
 
     /// The print resolution in dots per inch, x and y as stored: the file's own field, else its EXIF's;
     /// nil when it gives none, or only an aspect ratio.
@@ -46,6 +49,7 @@ public struct ImageInfo: Sendable, Equatable {
     /// this part onto its output keeps the file's geometry: mapping the whole image would stretch the
     /// partial blocks to whole pixels (up to 7/8 of a pixel at the far edge).
     public var content: (x: Double, y: Double, width: Double, height: Double) {
+        if scalesWhole { return (0, 0, Double(self.width), Double(self.height)) }
         let width = Double(fullWidth) / Double(shrink)
         let height = Double(fullHeight) / Double(shrink)
         // The partial blocks are the stored image's last; an orientation may put them first.
@@ -64,7 +68,8 @@ public struct ImageInfo: Sendable, Equatable {
         info.width = (width + factor - 1) / factor
         info.height = (height + factor - 1) / factor
         info.shrink = factor
-        info.details.append("averaged over \(factor)x\(factor) blocks")
+        info.details.append(
+            scalesWhole ? "decoded at 1/\(factor) by libwebp's scaling" : "averaged over \(factor)x\(factor) blocks")
         return info
     }
 

@@ -211,18 +211,24 @@ enum WebPCodec {
         if header.animated != 0 {
             details.append("animated, \(header.frames) frame\(header.frames == 1 ? "" : "s") (the first is read)")
         }
-        return WholeImage.describe(
+        var info = WholeImage.describe(
             format: .webp, width: Int(header.width), height: Int(header.height),
             layout: channels == 4 ? .rgba : .rgb, details: details, metadata: metadata)
+        // A still image is shrunk by libwebp as it decodes; an animation's frame by block averages.
+        info.scalesWhole = header.animated == 0
+        return info
     }
 
     static func load(path: String, options: DecodeOptions) throws -> (ImageInfo, Image) {
         let (probe, header, metadata) = try open(path)
         tsr_webp_close(probe)
-        let info = try describe(header, metadata: metadata, path: path, options: options)
+        let stored = try describe(header, metadata: metadata, path: path, options: options)
+        // A shrink of a still image is libwebp's: the frame is decoded at the smaller size, row by row.
+        let info = stored.scalesWhole ? stored.shrunk(by: options.shrink) : stored
+        let scaled = info.shrink > 1 ? (width: info.width, height: info.height) : (0, 0)
         let channels = info.layout.fileChannels
         let image = WholeImage.image(info, fileChannels: channels) {
-            let decoder = try WebPRows(path: path, channels: channels)
+            let decoder = try WebPRows(path: path, channels: channels, scaled: scaled)
             return { pixels, wanted in try decoder.advance(pixels, to: wanted) }
         }
         return (info, image)
@@ -246,10 +252,12 @@ enum WebPCodec {
 private final class WebPRows {
     private let path: String
     private let channels: Int
+    /// The size libwebp scales the frame to; 0 by 0 for its own.
+    private let scaled: (width: Int, height: Int)
     private let file: OpaquePointer
     private var rows: OpaquePointer?
 
-    init(path: String, channels: Int) throws {
+    init(path: String, channels: Int, scaled: (width: Int, height: Int)) throws {
         var header = tsr_webp_info()
         var error = ShimError()
         guard let file = tsr_webp_open(path, &header, &error.buffer, ShimError.capacity) else {
@@ -257,6 +265,7 @@ private final class WebPRows {
         }
         self.path = path
         self.channels = channels
+        self.scaled = scaled
         self.file = file
     }
 
@@ -268,7 +277,9 @@ private final class WebPRows {
     func advance(_ pixels: UnsafeMutablePointer<UInt8>, to wanted: Int) throws -> Int {
         var error = ShimError()
         if rows == nil {
-            rows = tsr_webp_rows_start(file, pixels, Int32(channels), &error.buffer, ShimError.capacity)
+            rows = tsr_webp_rows_start(
+                file, pixels, Int32(channels), UInt32(scaled.width), UInt32(scaled.height), &error.buffer,
+                ShimError.capacity)
             if rows == nil { throw ImageError(path: path, message: "WebP: \(error.message)") }
         }
         var ready: UInt32 = 0

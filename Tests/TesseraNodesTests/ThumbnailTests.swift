@@ -182,22 +182,26 @@ import TesseraTesting
             + [0x00, 0x00, 0x00, 0x00]
     }
 
-    /// Other formats are averaged over blocks as they decode (the same shrinks as a JPEG's): the photo's
-    /// decoded pixels written as a PNG give a thumbnail as near Pillow's full resize as the JPEG's DCT
-    /// scaling does. Measured, in levels of 255: box 12 (1/8) mean 1.37, max 6.8; box 24 (1/4) mean
-    /// 0.71, max 4.9; box 40 (1/2) mean 0.30, max 3.3. Tolerances: the JPEG's, mean 2, max 10.
-    @Test(arguments: boxes)
-    func aPNGIsAveragedOverBlocksNearTheFullResize(_ box: Int) throws {
+    /// Other formats are shrunk as they decode (the same shrinks as a JPEG's): a PNG (or a TIFF) averaged
+    /// over blocks, a still WebP by libwebp's rescaler. The photo's decoded pixels written as a PNG and
+    /// as a lossless WebP give thumbnails as near Pillow's full resize as the JPEG's DCT scaling does.
+    /// Measured, in levels of 255: PNG box 12 (1/8) mean 1.37, max 6.8; box 24 (1/4) mean 0.71, max 4.9;
+    /// box 40 (1/2) mean 0.30, max 3.3; WebP mean 1.31, 0.81 and 0.49, max 5.7, 6.3 and 3.5.
+    /// Tolerances: the JPEG's, mean 2, max 10.
+    @Test(arguments: boxes, ["png", "webp"])
+    func otherFormatsShrinkNearTheFullResize(_ box: Int, _ format: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-thumbnail-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let png = folder.appendingPathComponent("photo.png").path
-        try ImageFile.save(try ImageFile.load(path: Fixtures.path("shrink-photo.jpg")).1, to: png)
-        let image = try thumbnail(png, ["size": box])
+        let file = folder.appendingPathComponent("photo.\(format)").path
+        var lossless = EncodeOptions()
+        lossless.lossless = true
+        try ImageFile.save(try ImageFile.load(path: Fixtures.path("shrink-photo.jpg")).1, to: file, options: lossless)
+        let image = try thumbnail(file, ["size": box])
         let diff = difference(try image.pixels(), try Fixtures.reference("shrink-photo-full\(box).f32"), channels: 3)
-        print("thumbnail \(box) of a PNG vs the full resize: mean \(diff.mean * 255), max \(diff.max * 255) levels")
+        print("thumbnail \(box) of a \(format) vs the full resize: mean \(diff.mean * 255), max \(diff.max * 255)")
         #expect(diff.mean <= 2 / 255 && diff.max <= 10 / 255, "\(box): mean \(diff.mean * 255), max \(diff.max * 255)")
-        let full = try thumbnail(png, ["size": box, "shrinkOnLoad": false])
+        let full = try thumbnail(file, ["size": box, "shrinkOnLoad": false])
         let whole = difference(try full.pixels(), try Fixtures.reference("shrink-photo-full\(box).f32"), channels: 3)
         #expect(whole.max <= 1e-6, "\(box): without shrink-on-load, max \(whole.max)")
     }

@@ -264,9 +264,12 @@ void tsr_webp_close(tsr_webp_file *f);
 
 /// A decode of the (first) frame into `pixels` that gives its rows top to bottom as it goes: a still
 /// image through libwebp's incremental decoder, an animation's frame whole on the first advance. The
-/// file stays open while it lives. NULL with a message on failure.
+/// file stays open while it lives. A still image with `scaled_width` and `scaled_height` above 0 is
+/// decoded at that size by libwebp's rescaler, `pixels` holding that many. NULL with a message on
+/// failure.
 typedef struct tsr_webp_rows tsr_webp_rows;
-tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, char *err, size_t errlen);
+tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channels, uint32_t scaled_width,
+                                   uint32_t scaled_height, char *err, size_t errlen);
 /// Decodes until at least `wanted` rows (from the top) are in the pixels, or all of them; `*ready` the
 /// rows that are. 0, or -1 with a message (damaged or truncated data).
 int tsr_webp_rows_advance(tsr_webp_rows *r, uint32_t wanted, uint32_t *ready, char *err, size_t errlen);

@@ -20,8 +20,8 @@ import TesseraIO
 /// sharper than a filtered shrink, and the resize's antialiasing filter smooths what it adds). The rest
 /// is the `resize` node's kernels (`interpolation`), streamed row by row. A thumbnail is then within a
 /// few levels of a full decode and resize (Docs/HowItWorks.md gives the figures); `shrinkOnLoad: false`
-/// decodes the whole file instead. Other formats are averaged over blocks of the same sizes as they
-/// decode, row by row (as libvips' resize shrinks by boxes before its lanczos3, leaving it a factor of 2:
+/// decodes the whole file instead. Other formats shrink by the same factors as they decode (a still WebP
+/// by libwebp's rescaler, others averaged over blocks), row by row (as libvips' resize shrinks by boxes before its lanczos3, leaving it a factor of 2:
 /// its `gap`).
 ///
 /// - Cost: a 6400x4270 JPEG to 320 px decodes 800x534 pixels (1/64 of them) and holds a few rows of
@@ -31,8 +31,7 @@ struct Thumbnail: Node {
         op: "thumbnail",
         summary:
             "Reads an image file scaled to fit a box, keeping its aspect ratio and turned upright, as vips "
-            + "thumbnail: decoded at 1/2, 1/4 or 1/8 first (shrink-on-load: DCT scaling for a JPEG, block "
-            + "averages for other formats), then resized.",
+            + "thumbnail: decoded at 1/2, 1/4 or 1/8 first (shrink-on-load), then resized.",
         access: .source,
         outputs: [.init("output", .image, doc: "The thumbnail, with samples scaled to 0...1.")],
         example: """
@@ -79,9 +78,9 @@ struct Thumbnail: Node {
     var interpolation = Resize.Interpolation.lanczos3
 
     @Parameter(
-        doc: "Decode a JPEG at 1/2, 1/4 or 1/8 of its size by DCT scaling, and average other formats over "
-            + "blocks as they decode, when the thumbnail is at least twice smaller again (faster); false resizes "
-            + "the whole image.")
+        doc: "Decode at 1/2, 1/4 or 1/8 of the size (a JPEG by DCT scaling, a WebP by libwebp's scaling, "
+            + "others by block averages) when the thumbnail is at least twice smaller again (faster); false "
+            + "resizes the whole image.")
     var shrinkOnLoad = true
 
     @Parameter(doc: Load.keepOrientationDoc)
@@ -155,7 +154,7 @@ struct Thumbnail: Node {
 
     /// The shrink to decode a file of `full` pixels at, for a thumbnail of `target` pixels: the largest
     /// of 8, 4 and 2 that leaves the resize a factor of at least 2 on both sides, else 1. A JPEG takes it
-    /// by DCT scaling, other formats by block averages.
+    /// by DCT scaling, a still WebP by libwebp's rescaler, other formats by block averages.
     ///
     /// libvips' thumbnail chooses the same way: a DCT-scaled image is a block shrink, sharper (and more
     /// aliased) than a filtered one, and a resize of 2 or more smooths what it adds. Measured on photos
