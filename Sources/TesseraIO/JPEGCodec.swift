@@ -182,7 +182,8 @@ enum JPEGCodec {
         guard
             let writer = ImageMetadata.written(for: image, options: options).withShim({ metadata in
                 tsr_jpeg_writer_open(
-                    path, UInt32(image.width), UInt32(image.height), Int32(fileChannels), Int32(options.quality(for: .jpeg)),
+                    path, UInt32(image.width), UInt32(image.height), Int32(fileChannels),
+                    Int32(options.quality(for: .jpeg)),
                     options.progressive ? 1 : 0, metadata, options.dpi ?? 0, &error.buffer, ShimError.capacity)
             })
         else {
