@@ -48,10 +48,7 @@ demo-vision: deps
 	@bin=$$($(SWIFT) build -c release --show-bin-path)/tessera; \
 	$$bin run Plugins/Vision/passport.yaml --plugin Plugins/Vision/libvision.so
 
-# The Vision plugin is built first: the Python package's tests run it through the C API, and its own
-# tests find it built.
 test: test-deps lint
-	$(MAKE) --no-print-directory -C Plugins/Vision
 	$(SWIFT) test $(DEBUG_FLAGS)
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory cluster-test

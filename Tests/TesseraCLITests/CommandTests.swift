@@ -311,7 +311,12 @@ import TesseraIO
             environment: ["TESSERA_LIBRARY": library.path, "TESSERA_CLI": try #require(CLI.executable).path],
             binary: Self.python)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("\nOK\n"), "\(result.stderr)")
+        // The Vision tests skip, saying so, while the plugin is not built yet: the Swift tests build it as
+        // they run, beside these (building it first added 2.5 minutes to `make test`).
+        let skips = result.stderr.components(separatedBy: "skipped 'the Vision plugin is not built").count - 1
+        #expect(
+            result.stderr.contains("\nOK\n") || (skips > 0 && result.stderr.contains("\nOK (skipped=\(skips))\n")),
+            "\(result.stderr)")
     }
 
     /// The paths of the files and folders under `folder`, relative to it.
