@@ -27,11 +27,7 @@ extension NodeVerifier {
                 }
                 packedInputs[name] = .image(try Self.packed(image, depth: depth))
             }
-            let node = try declaration.instantiate(parameters: parameters, inputs: packedInputs)
-            var outputs: [String: NodeValue] = [:]
-            for (port, value) in try node.run().values {
-                outputs[port.isEmpty ? declaration.outputs.first?.name ?? "" : port] = value
-            }
+            let outputs = try Self.outputs(of: declaration, parameters: parameters, inputs: packedInputs)
             let subject = Self.subject(parameters: parameters, inputs: packedInputs) + " (inputs \(depth))"
             for port in ports {
                 guard case .image(let image)? = outputs[port] else { continue }
@@ -97,8 +93,8 @@ extension NodeVerifier {
         guard let index = expected.indices.first(where: { expected[$0] != got[$0] }) else { return nil }
         let pixel = (index % rowBytes) / format.bytesPerPixel
         let y = index / rowBytes
-        let band = (index % rowBytes % format.bytesPerPixel) / depthBytes(format)
-        let sampleStart = y * rowBytes + pixel * format.bytesPerPixel + band * depthBytes(format)
+        let band = (index % rowBytes % format.bytesPerPixel) / format.depth.bytes
+        let sampleStart = y * rowBytes + pixel * format.bytesPerPixel + band * format.depth.bytes
         let tile = tiles.first { $0.contains(x: pixel, y: y) } ?? image.extent
         return context.failure(
             .format, region: tile,
@@ -110,8 +106,6 @@ extension NodeVerifier {
                 "written as \(format) in tiles of \(width)x\(height) it gives other bytes than its Float32 render "
                 + "rounded to \(format)")
     }
-
-    private func depthBytes(_ format: SampleFormat) -> Int { format.depth.bytes }
 
     /// The sample at byte `start` of file samples of `depth`, as a number (a level, or a float's value).
     private static func sample(_ bytes: [UInt8], at start: Int, depth: SampleDepth) -> Float {

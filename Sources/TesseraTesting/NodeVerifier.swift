@@ -104,11 +104,7 @@ public struct NodeVerifier: Sendable {
     ) throws -> NodeVerification {
         let subject = Self.subject(parameters: parameters, inputs: inputs)
         var failures: [VerificationFailure] = []
-        let node = try declaration.instantiate(parameters: parameters, inputs: inputs)
-        var outputs: [String: NodeValue] = [:]
-        for (port, value) in try node.run().values {
-            outputs[port.isEmpty ? declaration.outputs.first?.name ?? "" : port] = value
-        }
+        let outputs = try Self.outputs(of: declaration, parameters: parameters, inputs: inputs)
         var random = SplitMix(seed: seed)
         // In declaration order, so that the random tilings and regions do not depend on a dictionary's.
         let ports =
@@ -126,6 +122,19 @@ public struct NodeVerifier: Sendable {
         failures += try checkFormats(
             declaration, parameters: parameters, inputs: inputs, ports: ports, random: &random)
         return NodeVerification(op: declaration.op, subject: subject, outputs: outputs, failures: failures)
+    }
+
+    /// `declaration`'s node configured with `parameters` and `inputs` and run: its outputs by port name
+    /// (a node's single unnamed output under its declared name).
+    static func outputs(
+        of declaration: NodeDeclaration, parameters: [String: any ParameterValue], inputs: [String: NodeValue]
+    ) throws -> [String: NodeValue] {
+        let node = try declaration.instantiate(parameters: parameters, inputs: inputs)
+        var outputs: [String: NodeValue] = [:]
+        for (port, value) in try node.run().values {
+            outputs[port.isEmpty ? declaration.outputs.first?.name ?? "" : port] = value
+        }
+        return outputs
     }
 
     /// Renders `image` as tiles of a random size, visited in a random order, into one buffer.
