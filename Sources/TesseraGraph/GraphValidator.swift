@@ -12,8 +12,9 @@ struct GraphValidator {
     /// The most pixels a sink may write (``RunOptions/maxOutputPixels``), checked here where the
     /// parameters fix an image's size.
     var maxOutputPixels = OutputLimit.defaultPixels
-    /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/knownOutputSize``).
-    var knownSizes: [String: (width: Int, height: Int)] = [:]
+    /// Output sizes the nodes' parameters fix, by node name (``ConfiguredNode/prepare(_:)`` with no input
+    /// shapes known: validation opens no file).
+    var knownSizes: [String: Preparation.Size] = [:]
 
     /// The most nodes a graph may have. Validation is linear in the graph's size, so this is a bound on
     /// what a file can ask of memory and of the run, not of checking: 100,000 nodes validate in about a
@@ -496,7 +497,7 @@ struct GraphValidator {
             let context = ValidationContext(inputTypes: inputTypes, setParameters: Set(draft.parameters.keys))
             do {
                 let node = try declaration.instantiate(parameters: values, inputs: [:])
-                knownSizes[draft.name] = node.knownOutputSize
+                knownSizes[draft.name] = declaration.outputs.first.flatMap { node.prepare([:]).outputSizes[$0.name] }
                 for problem in node.validate(in: context) {
                     error(
                         draft.valueLocations[problem.parameter] ?? draft.location,

@@ -4,49 +4,34 @@ import TesseraGraph
 import TesseraScheduler
 
 // Shrink-on-load: a source every reader only shrinks is decoded smaller (RenderPlan+ShrinkOnLoad.swift
-// decides; a JPEG `load` offers the decodes, ShrinkableSource), and its readers map that decode onto the
-// full image's geometry. Here: what the plan is told of the readers, and the run's side.
+// decides; a `load` offers the decodes, ShrinkableSource), and its readers map that decode onto the full
+// image's geometry. Here: what the plan is told of the readers (their `prepare`), and the run's side.
 
 extension GraphNode {
-    /// For a node that only shrinks its image input (``ShrinkingNode``, resize): by how much, asked of
-    /// the node configured with its parameters and with images of its inputs' sizes in place of them.
-    /// Nil when any of that is not known before the run: a parameter from an upstream output, an input
-    /// that is not a source's image (`sources` holds the sources' headers), a plugin's node.
+    /// For a node that reads its one image input only to make it smaller (resize): by how much, from its
+    /// ``ConfiguredNode/prepare(_:)`` given the shapes of the sources it reads (`sources` holds their
+    /// headers). Nil when that is not known before the run: a parameter from an upstream output, an
+    /// input that is not a source's image, a plugin's node.
     func inputShrink(sources: [String: RenderPlan.SourceFacts], nodes byName: [String: GraphNode]) -> Double? {
-        let node = configuredBeforeRun { reference in
-            // A source's facts are those of its first output.
-            guard let facts = sources[reference.node],
-                byName[reference.node]?.declaration.outputs.first?.name == reference.port
-            else { return nil }
-            return Image(
-                width: facts.width, height: facts.height, layout: facts.layout, depth: facts.depth, source: SizeOnly())
-        }
-        return (node as? any ShrinkingNode)?.inputShrink
-    }
-
-    /// The node configured before the run with its parameters, and with `standIn`'s images (a size, no
-    /// pixels) in place of its inputs. Nil when that cannot be known before the run: a parameter from
-    /// an upstream output, an input with no stand-in, a plugin's node.
-    func configuredBeforeRun(_ standIn: (PortReference) -> Image?) -> (any ConfiguredNode)? {
-        if case .plugin = declaration.maker { return nil }
+        guard case .type = declaration.maker else { return nil }
         var parameterValues: [String: any ParameterValue] = [:]
         for (name, setting) in parameters {
             guard case .value(let value) = setting.source else { return nil }
             parameterValues[name] = value
         }
-        var inputValues: [String: NodeValue] = [:]
+        var shapes: [String: ImageShape] = [:]
         for (name, reference) in inputs {
-            guard let image = standIn(reference) else { return nil }
-            inputValues[name] = .image(image)
+            // A source's facts are those of its first output.
+            guard let facts = sources[reference.node],
+                byName[reference.node]?.declaration.outputs.first?.name == reference.port
+            else { return nil }
+            shapes[name] = ImageShape(
+                width: facts.width, height: facts.height, layout: facts.layout, depth: facts.depth)
         }
-        return try? declaration.instantiate(parameters: parameterValues, inputs: inputValues)
-    }
-}
-
-/// An image's size for a node asked about its geometry before the run: its pixels cannot be read.
-struct SizeOnly: PixelSource {
-    func render(into buffer: inout PixelBuffer) throws {
-        throw ImageError(message: "the plan's stand-in for an image was read (it has a size, not pixels)")
+        guard let node = try? declaration.instantiate(parameters: parameterValues, inputs: [:]),
+            let (input, _) = inputs.first(where: { declaration.input(named: $0.key)?.readsPixels == true })
+        else { return nil }
+        return node.prepare(shapes).inputShrinks[input]
     }
 }
 

@@ -207,7 +207,7 @@ extension RenderPlan {
         package var isKept: Bool
         /// A program supplies its value: it runs nothing and reads nothing.
         package var isSupplied: Bool
-        /// For a node that only shrinks its one image input (``ShrinkingNode``, resize): by how much.
+        /// For a node that only shrinks its one image input (resize, as its `prepare` says): by how much.
         package var inputShrink: Double?
 
         package init(

@@ -121,6 +121,7 @@ public struct NodeVerifier: Sendable {
         }
         failures += try checkFormats(
             declaration, parameters: parameters, inputs: inputs, ports: ports, random: &random)
+        failures += checkPreparation(declaration, parameters: parameters, inputs: inputs, outputs: outputs)
         return NodeVerification(op: declaration.op, subject: subject, outputs: outputs, failures: failures)
     }
 
@@ -135,6 +136,59 @@ public struct NodeVerifier: Sendable {
             outputs[port.isEmpty ? declaration.outputs.first?.name ?? "" : port] = value
         }
         return outputs
+    }
+
+    /// The node's ``ConfiguredNode/prepare(_:)``, configured with `parameters` alone and told the shapes
+    /// of its image `inputs`, against what its run made (`outputs`): each output size it gives is the
+    /// output's, and an input it says it only shrinks by a factor is at least that factor larger than the
+    /// first output on both sides.
+    func checkPreparation(
+        _ declaration: NodeDeclaration, parameters: [String: any ParameterValue], inputs: [String: NodeValue],
+        outputs: [String: NodeValue]
+    ) -> [VerificationFailure] {
+        guard case .type = declaration.maker,
+            let node = try? declaration.instantiate(parameters: parameters, inputs: [:])
+        else { return [] }
+        var shapes: [String: ImageShape] = [:]
+        for (name, value) in inputs {
+            if case .image(let image) = value { shapes[name] = ImageShape(of: image) }
+        }
+        let preparation = node.prepare(shapes)
+        let subject = Self.subject(parameters: parameters, inputs: inputs)
+        var failures: [VerificationFailure] = []
+        for (port, size) in preparation.outputSizes.sorted(by: { $0.key < $1.key }) {
+            guard case .image(let image)? = outputs[port] else {
+                failures.append(
+                    VerificationFailure(
+                        check: .prepare, op: declaration.op, port: port, subject: subject,
+                        message: "prepare gives output '\(port)' a size, but the run made no image there"))
+                continue
+            }
+            if image.width != size.width || image.height != size.height {
+                failures.append(
+                    VerificationFailure(
+                        check: .prepare, op: declaration.op, port: port, subject: subject, region: image.extent,
+                        message: "prepare said \(size), the run made \(image.width)x\(image.height)"))
+            }
+        }
+        let first = declaration.outputs.first.flatMap { outputs[$0.name] }
+        if case .image(let output)? = first {
+            for (name, shrink) in preparation.inputShrinks.sorted(by: { $0.key < $1.key }) {
+                guard let input = shapes[name] else { continue }
+                let fits = { (outputSide: Int, inputSide: Int) in
+                    Double(outputSide) * shrink <= Double(inputSide) * (1 + 1e-9)
+                }
+                if !fits(output.width, input.width) || !fits(output.height, input.height) {
+                    failures.append(
+                        VerificationFailure(
+                            check: .prepare, op: declaration.op, port: declaration.outputs[0].name, subject: subject,
+                            message:
+                                "prepare says it shrinks '\(name)' (\(input.width)x\(input.height)) \(shrink) times, "
+                                + "but the run made \(output.width)x\(output.height)"))
+                }
+            }
+        }
+        return failures
     }
 
     /// Renders `image` as tiles of a random size, visited in a random order, into one buffer.

@@ -30,6 +30,9 @@ public struct VerificationFailure: Error, Sendable, CustomStringConvertible {
         /// computes in (its format table, a lookup table, a strip or move path) disagrees with its
         /// Float32 render.
         case format
+        /// What the node said before any pixel (``ConfiguredNode/prepare(_:)``) is not what its run made:
+        /// an output of another size, or an input it says it only shrinks read to make something larger.
+        case prepare
     }
 
     /// Where in an image a failure shows: one sample.

@@ -109,6 +109,22 @@ import TesseraCore
         }
     }
 
+    /// Says before any pixel that it halves its input and shrinks it twice over; its run copies it.
+    struct MisPrepared: Node {
+        static let info = NodeInfo(
+            op: "misPrepared", summary: "", access: .geometry, outputs: [.init("output", .image, doc: "")], example: "")
+        @Input(doc: "") var input: Image
+
+        func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+            guard let input = inputs["input"] else { return Preparation() }
+            return Preparation(
+                outputSizes: ["output": .init(width: input.width / 2, height: input.height / 2)],
+                inputShrinks: ["input": 2])
+        }
+
+        func run() throws -> NodeOutputs { NodeOutputs(.image(input)) }
+    }
+
     /// A parameter whose default lies outside its own range.
     struct BadDefault: Node {
         static let info = NodeInfo(
@@ -184,6 +200,15 @@ import TesseraCore
         } else {
             #expect(got != expected)
         }
+    }
+
+    /// An output size and a shrink said in `prepare` that the run does not keep are both caught.
+    @Test func catchesAPreparationTheRunDoesNotKeep() throws {
+        let verification = try NodeVerifier().check(MisPrepared.self, inputs: ["input": .image(TestImages.rgba())])
+        let messages = verification.failures.filter { $0.check == .prepare }.map(\.message)
+        #expect(messages.count == 2, "\(messages)")
+        #expect(messages.contains("prepare said 30x23, the run made 61x47"), "\(messages)")
+        #expect(messages.contains { $0.contains("shrinks 'input' (61x47) 2.0 times") }, "\(messages)")
     }
 
     @Test func catchesADefaultOutsideItsRange() throws {

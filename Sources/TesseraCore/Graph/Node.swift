@@ -89,11 +89,15 @@ public protocol ConfiguredNode: Sendable {
     /// the inputs (their types) and of the graph (which parameters it sets): `save` of an image to
     /// `.json`, or `quality` given for a format that takes none. By default, the problem `validate()` throws.
     func validate(in context: ValidationContext) -> [NodeProblem]
+    /// The step before any pixel: what the node will make and how it will read, from its parameters and
+    /// the shapes of its image inputs (`inputs`, by input name; an input whose shape is not known before
+    /// the run is absent). It is called on the node configured with its parameters only, before its
+    /// inputs are connected, so it reads their shapes from `inputs`, never the inputs themselves. The
+    /// engine plans with it (shrink-on-load) and validation holds the sizes it gives to the output limit;
+    /// the verifier checks that ``run()`` makes what it said. By default nothing is known.
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation
     /// Computes the outputs from the inputs and parameters.
     func run() throws -> NodeOutputs
-    /// The size of the output image, when the parameters alone fix it (a `constant` given a width and a
-    /// height), so that validation can hold it to the output limit before anything runs. By default nil.
-    var knownOutputSize: (width: Int, height: Int)? { get }
     /// Checks a value a program supplies in place of this node's first output (`Graph.run(supplying:)`),
     /// before anything runs: an `input` holds it to its declared size and channels. By default any
     /// value of the output's type is taken.
@@ -103,7 +107,7 @@ public protocol ConfiguredNode: Sendable {
 extension ConfiguredNode {
     public func validate() throws(NodeProblem) {}
 
-    public var knownOutputSize: (width: Int, height: Int)? { nil }
+    public func prepare(_ inputs: [String: ImageShape]) -> Preparation { Preparation() }
 
     public func check(supplied value: NodeValue) throws(NodeProblem) {}
 
@@ -128,6 +132,55 @@ public struct ValidationContext: Sendable {
     public init(inputTypes: [String: PortType] = [:], setParameters: Set<String> = []) {
         self.inputTypes = inputTypes
         self.setParameters = setParameters
+    }
+}
+
+/// What a node knows of an image input before any pixel of it (``ConfiguredNode/prepare(_:)``).
+public struct ImageShape: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var layout: PixelLayout
+    public var depth: SampleDepth
+
+    public init(width: Int, height: Int, layout: PixelLayout, depth: SampleDepth) {
+        self.width = width
+        self.height = height
+        self.layout = layout
+        self.depth = depth
+    }
+
+    /// The shape of `image`.
+    public init(of image: Image) {
+        self.init(width: image.width, height: image.height, layout: image.layout, depth: image.depth)
+    }
+}
+
+/// What a node says before any pixel (``ConfiguredNode/prepare(_:)``); what it leaves out is not known
+/// until it runs.
+public struct Preparation: Sendable, Equatable {
+    /// The sizes of its output images, by output name.
+    public var outputSizes: [String: Size]
+    /// For an image input the node reads only to make it smaller (resize): how many times smaller its
+    /// output is, on the side shrunk least, by input name. The engine may then decode that input's file
+    /// smaller (shrink-on-load) and the node read that decode instead (``Image/smallerDecode``).
+    public var inputShrinks: [String: Double]
+
+    public init(outputSizes: [String: Size] = [:], inputShrinks: [String: Double] = [:]) {
+        self.outputSizes = outputSizes
+        self.inputShrinks = inputShrinks
+    }
+
+    /// A width and a height in pixels.
+    public struct Size: Sendable, Equatable, CustomStringConvertible {
+        public var width: Int
+        public var height: Int
+
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+
+        public var description: String { "\(width)x\(height)" }
     }
 }
 

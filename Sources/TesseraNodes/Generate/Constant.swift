@@ -27,7 +27,9 @@ struct Constant: Node {
 
     func validate() throws(NodeProblem) { try SourceSize.validate(width: width, height: height) }
 
-    var knownOutputSize: (width: Int, height: Int)? { SourceSize.known(width: width, height: height) }
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        SourceSize.preparation(width: width, height: height, like: inputs["like"])
+    }
 
     func run() throws -> NodeOutputs {
         let size = try SourceSize.resolve(like: like, width: width, height: height)

@@ -57,7 +57,9 @@ struct LinearGradient: Node {
         if point0 == point1 { throw NodeProblem(parameter: "point1", "give a point1 other than point0") }
     }
 
-    var knownOutputSize: (width: Int, height: Int)? { SourceSize.known(width: width, height: height) }
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        SourceSize.preparation(width: width, height: height, like: inputs["like"])
+    }
 
     func run() throws -> NodeOutputs {
         let size = try SourceSize.resolve(like: like, width: width, height: height)

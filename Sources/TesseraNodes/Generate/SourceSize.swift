@@ -10,10 +10,18 @@ enum SourceSize {
         }
     }
 
-    /// The size the parameters alone fix (`knownOutputSize`), if they give one.
+    /// The size the parameters alone fix, if they give one.
     static func known(width: Int?, height: Int?) -> (width: Int, height: Int)? {
         guard let width, let height else { return nil }
         return (width, height)
+    }
+
+    /// `prepare` of a generating node: the size the parameters fix, or `like`'s shape where it is known.
+    static func preparation(width: Int?, height: Int?, like: ImageShape?) -> Preparation {
+        guard let size = known(width: width, height: height) ?? like.map({ ($0.width, $0.height) }) else {
+            return Preparation()
+        }
+        return Preparation(outputSizes: ["output": .init(width: size.width, height: size.height)])
     }
 
     /// The output's size: `width` and `height`, or `like`'s; ``validate(width:height:)`` has held.

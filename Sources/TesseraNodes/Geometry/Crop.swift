@@ -34,6 +34,15 @@ struct Crop: Node {
         range: 0.001...1000, suggested: 0.25...4)
     var aspectRatio: Ratio? = nil
 
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        guard let input = inputs["input"],
+            let region = try? Self.region(
+                rect: rect, margin: margin, aspectRatio: aspectRatio?.value,
+                in: Rect(width: input.width, height: input.height))
+        else { return Preparation() }
+        return Preparation(outputSizes: ["output": .init(width: region.width, height: region.height)])
+    }
+
     func run() throws -> NodeOutputs {
         let region = try Self.region(rect: rect, margin: margin, aspectRatio: aspectRatio?.value, in: input.extent)
         return NodeOutputs(

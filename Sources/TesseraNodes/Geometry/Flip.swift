@@ -30,6 +30,11 @@ struct Flip: Node {
     @Parameter(doc: "horizontal swaps left and right, vertical top and bottom, both does both (a half turn).")
     var direction = Direction.horizontal
 
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        guard let input = inputs["input"] else { return Preparation() }
+        return Preparation(outputSizes: ["output": .init(width: input.width, height: input.height)])
+    }
+
     func run() throws -> NodeOutputs {
         let kernel = Kernel(
             width: input.width, height: input.height,

@@ -97,9 +97,16 @@ struct Pad: Node {
         }
     }
 
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        guard let input = inputs["input"], (try? validate()) != nil,
+            let size = try? outputSize(input: input)
+        else { return Preparation() }
+        return Preparation(outputSizes: ["output": .init(width: size.width, height: size.height)])
+    }
+
     func run() throws -> NodeOutputs {
         try validate()
-        let size = try outputSize()
+        let size = try outputSize(input: ImageShape(of: input))
         let spare = (x: size.width - input.width, y: size.height - input.height)
         let fractions = position.fractions
         let offset = (x: spare.x * fractions.x / 2, y: spare.y * fractions.y / 2)
@@ -114,8 +121,9 @@ struct Pad: Node {
                     inputs: [KernelInput(input)])))
     }
 
-    /// The output size; a problem naming the parameter when a side would grow past the limit.
-    func outputSize() throws(NodeProblem) -> (width: Int, height: Int) {
+    /// The output size for an `input` of its shape; a problem naming the parameter when a side would
+    /// grow past the limit.
+    func outputSize(input: ImageShape) throws(NodeProblem) -> (width: Int, height: Int) {
         var outWidth = Swift.max(width ?? input.width, input.width)
         var outHeight = Swift.max(height ?? input.height, input.height)
         if let ratio = aspectRatio?.value {

@@ -38,7 +38,7 @@ import TesseraCore
 ///   reads an input region `scale` times its size plus the filter's reach, all at once, so a large
 ///   shrink reads a large region per tile (8K to 1080p: about 1036x1036 pixels, 17 MB, per 256-pixel
 ///   tile; 8K to 240 pixels wide: the whole image for its one tile).
-struct Resize: Node, ShrinkingNode {
+struct Resize: Node {
     static let info = NodeInfo(
         op: "resize",
         summary:
@@ -107,15 +107,15 @@ struct Resize: Node, ShrinkingNode {
     }
 
     func run() throws -> NodeOutputs {
-        let size = try outputSize()
+        let size = try outputSize(input: ImageShape(of: input), like: like.map(ImageShape.init(of:)))
         if size.width == input.width && size.height == input.height { return NodeOutputs(.image(input)) }
         // A smaller decode of the input (shrink-on-load): the part the file covers maps onto the output,
         // as the whole input does otherwise.
         let smaller = interpolation == .nearest ? nil : input.smallerDecode
         let read = smaller?.image ?? input
         let stages = Kernel(
-            input: (read.width, read.height), output: size, layout: input.layout, interpolation: interpolation,
-            part: smaller?.part
+            input: (read.width, read.height), output: (size.width, size.height), layout: input.layout,
+            interpolation: interpolation, part: smaller?.part
         ).stages
         let intermediate = stages.rows.intermediateSize
         let rows = Image(
@@ -128,9 +128,22 @@ struct Resize: Node, ShrinkingNode {
                     kernel: stages.columns, inputs: [KernelInput(rows)])))
     }
 
-    /// The output size the parameters, or `like`, ask for; a problem naming the parameter at fault when
-    /// they ask for none or for two at once (`like` is only known here, not in ``validate()``).
-    func outputSize() throws(NodeProblem) -> (width: Int, height: Int) {
+    /// Before any pixel: the output's size, and how much it shrinks the input (nil for `nearest`, which
+    /// picks input pixels): a resize reads its input only to make it smaller, so a file it shrinks
+    /// enough may be decoded smaller (shrink-on-load).
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        guard let input = inputs["input"], let size = try? outputSize(input: input, like: inputs["like"]) else {
+            return Preparation()
+        }
+        let shrink = Swift.min(Double(input.width) / Double(size.width), Double(input.height) / Double(size.height))
+        return Preparation(
+            outputSizes: ["output": size], inputShrinks: interpolation == .nearest ? [:] : ["input": shrink])
+    }
+
+    /// The output size the parameters, or `like`, ask for from an `input` of its shape; a problem naming
+    /// the parameter at fault when they ask for none or for two at once (`like` is only known here, not
+    /// in ``validate()``).
+    func outputSize(input: ImageShape, like: ImageShape?) throws(NodeProblem) -> Preparation.Size {
         try validate()
         if let like {
             let given = [("width", width != nil), ("height", height != nil), ("factor", factor != nil)]
@@ -139,21 +152,21 @@ struct Resize: Node, ShrinkingNode {
                     parameter: name,
                     "give either '\(name)' or the 'like' input, not both: they size the output two ways")
             }
-            return (like.width, like.height)
+            return .init(width: like.width, height: like.height)
         }
-        let size: (width: Int, height: Int)
+        let size: Preparation.Size
         let fault: String
         switch (width, height, factor) {
         case (let width?, let height?, _):
-            return (width, height)
+            return .init(width: width, height: height)
         case (let width?, nil, _):
-            size = (width, Self.scaled(input.height, by: Double(width) / Double(input.width)))
+            size = .init(width: width, height: Self.scaled(input.height, by: Double(width) / Double(input.width)))
             fault = "width"
         case (nil, let height?, _):
-            size = (Self.scaled(input.width, by: Double(height) / Double(input.height)), height)
+            size = .init(width: Self.scaled(input.width, by: Double(height) / Double(input.height)), height: height)
             fault = "height"
         case (nil, nil, let factor?):
-            size = (Self.scaled(input.width, by: factor), Self.scaled(input.height, by: factor))
+            size = .init(width: Self.scaled(input.width, by: factor), height: Self.scaled(input.height, by: factor))
             fault = "factor"
         case (nil, nil, nil):
             throw NodeProblem(
@@ -163,17 +176,9 @@ struct Resize: Node, ShrinkingNode {
         guard size.width <= Self.maximumSide, size.height <= Self.maximumSide else {
             throw NodeProblem(
                 parameter: fault,
-                "gives a \(size.width)x\(size.height) output from \(input.width)x\(input.height); "
-                    + "sides are at most \(Self.maximumSide) px")
+                "gives a \(size) output from \(input.width)x\(input.height); sides are at most \(Self.maximumSide) px")
         }
         return size
-    }
-
-    /// How many times smaller than the input the output is, on the side shrunk least; nil for `nearest`,
-    /// which picks input pixels, and where the size is not known yet.
-    var inputShrink: Double? {
-        guard interpolation != .nearest, let size = try? outputSize() else { return nil }
-        return Swift.min(Double(input.width) / Double(size.width), Double(input.height) / Double(size.height))
     }
 
     /// `side * ratio` rounded to the nearest pixel, at least 1 (and capped so the conversion never traps).

@@ -66,29 +66,49 @@ struct Rotate: Node {
     @Parameter(doc: "Keep the input's size, cutting off the turned corners, instead of growing the canvas.")
     var keepSize = false
 
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        guard let input = inputs["input"] else { return Preparation() }
+        let size = outputSize(width: input.width, height: input.height)
+        return Preparation(outputSizes: ["output": .init(width: size.width, height: size.height)])
+    }
+
+    /// The quarter turns `angle` makes, 0 to 3, when it is a whole number of them that the output's
+    /// size can follow (`keepSize` keeps it only for a square); nil for any other angle.
+    func quarterTurns(width: Int, height: Int) -> Int? {
+        let turns = angle / 90
+        guard turns == turns.rounded(), !keepSize || width == height else { return nil }
+        return ((Int(turns) % 4) + 4) % 4
+    }
+
+    /// The output's size for an input of `width` by `height`.
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        if let quarter = quarterTurns(width: width, height: height) {
+            return quarter % 2 == 1 ? (height, width) : (width, height)
+        }
+        if keepSize { return (width, height) }
+        // The turned corners' bounding box; a hair below an integer is that integer, not one more.
+        let radians = angle * .pi / 180
+        let (c, s) = (abs(cos(radians)), abs(sin(radians)))
+        return (
+            Int((c * Double(width) + s * Double(height) - 1e-6).rounded(.up)),
+            Int((s * Double(width) + c * Double(height) - 1e-6).rounded(.up))
+        )
+    }
+
     func run() throws -> NodeOutputs {
         let (width, height) = (input.width, input.height)
-        let turns = angle / 90
-        if turns == turns.rounded(), !keepSize || width == height {
-            let quarter = ((Int(turns) % 4) + 4) % 4
+        let (outWidth, outHeight) = outputSize(width: width, height: height)
+        if let quarter = quarterTurns(width: width, height: height) {
             if quarter == 0 { return NodeOutputs(.image(input)) }
-            let swapped = quarter % 2 == 1
             return NodeOutputs(
                 .image(
                     Image(
-                        width: swapped ? height : width, height: swapped ? width : height, layout: input.layout,
-                        depth: input.depth, kernel: QuarterTurn(width: width, height: height, quarter: quarter),
+                        width: outWidth, height: outHeight, layout: input.layout, depth: input.depth,
+                        kernel: QuarterTurn(width: width, height: height, quarter: quarter),
                         inputs: [KernelInput(input)])))
         }
         let radians = angle * .pi / 180
         let (c, s) = (cos(radians), sin(radians))
-        var outWidth = width
-        var outHeight = height
-        if !keepSize {
-            // The turned corners' bounding box; a hair below an integer is that integer, not one more.
-            outWidth = Int((abs(c) * Double(width) + abs(s) * Double(height) - 1e-6).rounded(.up))
-            outHeight = Int((abs(s) * Double(width) + abs(c) * Double(height) - 1e-6).rounded(.up))
-        }
         let color = Background.color(background)
         let layout = Background.layout(of: input.layout, over: color)
         let kernel = Kernel(

@@ -52,7 +52,9 @@ struct InputImage: Node {
         }
     }
 
-    var knownOutputSize: (width: Int, height: Int)? { (width, height) }
+    func prepare(_ inputs: [String: ImageShape]) -> Preparation {
+        Preparation(outputSizes: ["output": .init(width: width, height: height)])
+    }
 
     var layout: PixelLayout {
         [PixelLayout.gray, .grayAlpha, .rgb, .rgba][min(max(channels, 1), 4) - 1]
