@@ -117,6 +117,7 @@ public struct NodeVerifier: Sendable {
             failures += try checkTilings(image, whole: whole, context: context, random: &random)
             if let source = image.source as? KernelSource {
                 failures += try checkRegions(source, of: image, whole: whole, context: context, random: &random)
+                failures += checkAccess(declaration.access, of: source, in: image.extent, context: context)
             }
         }
         failures += try checkFormats(
@@ -287,6 +288,38 @@ public struct NodeVerifier: Sendable {
         var output = PixelBuffer(region: region, channels: source.channels, value: .nan)
         try source.kernel.render(into: &output, from: buffers)
         return output
+    }
+
+    /// A point or area node's kernel against its declared access, on the whole output, its top-left pixel
+    /// and its middle: each input region it declares (other than none) has the output region's size for a
+    /// point node (the same pixels, or moved), and holds the output region for an area node. Other
+    /// patterns map regions as they please.
+    func checkAccess(_ access: AccessPattern, of source: KernelSource, in extent: Rect, context: FailureContext)
+        -> [VerificationFailure]
+    {
+        guard access == .point || access == .area else { return [] }
+        let middle = Rect(
+            x: extent.width / 4, y: extent.height / 4, width: Swift.max(1, extent.width / 2),
+            height: Swift.max(1, extent.height / 2))
+        for region in [extent, Rect(x: 0, y: 0, width: 1, height: 1), middle] {
+            for index in source.inputs.indices {
+                let read = source.kernel.inputRegion(for: region, input: index)
+                let fits =
+                    read.isEmpty
+                    || (access == .point
+                        ? read.width == region.width && read.height == region.height : read.contains(region))
+                guard !fits else { continue }
+                let wanted = access == .point ? "a region of its size" : "a region holding it"
+                return [
+                    context.failure(
+                        .access, region: region, difference: nil,
+                        message:
+                            "is declared \(access.rawValue), but for output region \(region) its kernel reads \(read) "
+                            + "of input \(index), not \(wanted)")
+                ]
+            }
+        }
+        return []
     }
 
     func randomRegion(in extent: Rect, random: inout SplitMix) -> Rect {

@@ -33,6 +33,11 @@ public struct VerificationFailure: Error, Sendable, CustomStringConvertible {
         /// What the node said before any pixel (``ConfiguredNode/prepare(_:)``) is not what its run made:
         /// an output of another size, or an input it says it only shrinks read to make something larger.
         case prepare
+        /// The kernel's region map is not the node's declared access pattern: a ``AccessPattern/point``
+        /// node's kernel must read one input pixel for each output pixel (an input region of the output
+        /// region's size: the same pixels, or moved, as composite's offset), an ``AccessPattern/area``
+        /// node's a neighbourhood around each (a region holding the output region).
+        case access
     }
 
     /// Where in an image a failure shows: one sample.

@@ -125,6 +125,29 @@ import TesseraCore
         func run() throws -> NodeOutputs { NodeOutputs(.image(input)) }
     }
 
+    /// Declared a point node, but its kernel averages each pixel with its left and right neighbours.
+    struct NeighbourlyPoint: Node {
+        static let info = NodeInfo(
+            op: "neighbourlyPoint", summary: "", access: .point, outputs: [.init("output", .image, doc: "")],
+            example: "")
+        @Input(doc: "") var input: Image
+
+        func run() throws -> NodeOutputs { NodeOutputs(.image(Image(mapping: input, with: Kernel()))) }
+
+        struct Kernel: ImageKernel {
+            func inputRegion(for output: Rect, input index: Int) -> Rect { output.insetBy(dx: -1, dy: 0) }
+            func render(into output: inout PixelBuffer, from inputs: [PixelBuffer]) {
+                for y in output.region.minY..<output.region.maxY {
+                    for x in output.region.minX..<output.region.maxX {
+                        for c in 0..<output.channels {
+                            output[x, y, c] = (inputs[0][x - 1, y, c] + inputs[0][x, y, c] + inputs[0][x + 1, y, c]) / 3
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// A parameter whose default lies outside its own range.
     struct BadDefault: Node {
         static let info = NodeInfo(
@@ -209,6 +232,16 @@ import TesseraCore
         #expect(messages.count == 2, "\(messages)")
         #expect(messages.contains("prepare said 30x23, the run made 61x47"), "\(messages)")
         #expect(messages.contains { $0.contains("shrinks 'input' (61x47) 2.0 times") }, "\(messages)")
+    }
+
+    /// A kernel that reads a neighbourhood is not a point node's, whatever it declares.
+    @Test func catchesAKernelThatIsNotItsDeclaredAccess() throws {
+        let verification = try NodeVerifier().check(
+            NeighbourlyPoint.self, inputs: ["input": .image(TestImages.rgba())])
+        let access = verification.failures.filter { $0.check == .access }
+        #expect(access.count == 1)
+        #expect(access.first?.message.hasPrefix("is declared point, but for output region") == true, "\(access)")
+        #expect(verification.failures.allSatisfy { $0.check == .access }, "\(verification.failures)")
     }
 
     @Test func catchesADefaultOutsideItsRange() throws {
