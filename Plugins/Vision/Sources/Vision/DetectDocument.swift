@@ -22,7 +22,7 @@ struct DetectDocument: Node {
             out: { op: save, input: flat, path: page.png }
             """)
 
-    @Input(doc: "The photo, as stored (sRGB values); read as luma, alpha ignored.") var input: Image
+    @Input(doc: "The photo, as stored (sRGB values); its colour is read, alpha ignored.") var input: Image
     @Parameter(
         doc: "The smallest side of the document, as a share of the image's shorter side.", range: 0...1,
         suggested: 0.1...0.8)
