@@ -525,7 +525,7 @@ struct RectangleDetector {
         return (Double(count) / 32, Double(steps) / 32)
     }
 
-    /// Each side searched (turned by degrees up to 6, moved by pixels up to 10 % of the quadrilateral's size)
+    /// Each side searched (turned by up to 6 degrees, moved by up to 10 % of the quadrilateral's size)
     /// for the line most of whose points are the outline of a sheet of the quadrilateral's border colour
     /// (``outline(_:_:toward:inside:_:)``: the most such points, then the largest steps), when that beats the
     /// side where it is by a tenth; nil when no side moved.
@@ -545,22 +545,31 @@ struct RectangleDetector {
             let normal = SIMD2(-along.y, along.x)
             func score(_ found: (share: Double, step: Double)) -> Double { found.share + 0.5 * found.step }
             let here = score(Self.outline(a, b, toward: center, inside: color, grid))
-            var best = (score: here + 0.1, line: (point: middle, direction: along))
-            for turn in stride(from: -6.0, through: 6, by: 1) {
-                let angle = turn * .pi / 180
-                let direction = SIMD2(
-                    along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
-                var offset = -reach
-                while offset <= reach {
-                    let point = middle + normal * offset
-                    let (from, to) = (point - direction * (length / 2), point + direction * (length / 2))
-                    let found = score(Self.outline(from, to, toward: center, inside: color, grid))
-                    if found > best.score { best = (found, (point, direction)) }
-                    offset += 1
+            // By 2 degrees and 2 pixels, then by 1 around the best (a quarter of the lines of a search by 1; the
+            // outline holds a pixel either side of the edge, so the coarse search does not step over it).
+            var best = (score: here + 0.1, turn: 0.0, offset: 0.0, moved: false)
+            func search(_ turns: [Double], _ offsets: [Double]) {
+                for turn in turns {
+                    let angle = turn * .pi / 180
+                    let direction = SIMD2(
+                        along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
+                    for offset in offsets {
+                        let point = middle + normal * offset
+                        let (from, to) = (point - direction * (length / 2), point + direction * (length / 2))
+                        let found = score(Self.outline(from, to, toward: center, inside: color, grid))
+                        if found > best.score { best = (found, turn, offset, true) }
+                    }
                 }
             }
-            moved = moved || best.line.point != middle || best.line.direction != along
-            lines.append(best.line)
+            search(Array(stride(from: -6.0, through: 6, by: 2)), Array(stride(from: -reach, through: reach, by: 2)))
+            if best.moved {
+                search([best.turn - 1, best.turn, best.turn + 1], [best.offset - 1, best.offset, best.offset + 1])
+            }
+            let angle = best.turn * .pi / 180
+            let direction = SIMD2(
+                along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
+            moved = moved || best.moved
+            lines.append((middle + normal * best.offset, direction))
         }
         guard moved else { return nil }
         var repaired: [SIMD2<Double>] = []
