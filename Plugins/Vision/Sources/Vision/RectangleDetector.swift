@@ -88,9 +88,12 @@ struct RectangleDetector {
         grid.colors = Self.smoothed(grid.colors, grid.width, grid.height)
         grid.values = grid.colors.map { 0.299 * $0.x + 0.587 * $0.y + 0.114 * $0.z }
         var found: [Quadrilateral] = []
+        // The starting corners already fitted: the masks' nested levels give many a region twice, and the same
+        // start gives the same quadrilaterals.
+        var tried: [[SIMD2<Double>]] = []
         for (mask, grow) in masks(grid) {
             for region in Self.regions(mask, grid.width, grid.height) {
-                let quads = quadrilaterals(region, grow: grow, grid)
+                let quads = quadrilaterals(region, grow: grow, grid, tried: &tried)
                 found += quads
             }
         }
@@ -115,6 +118,31 @@ struct RectangleDetector {
                 corners: quad.corners.map {
                     SIMD2(($0.x + 0.5) * grid.scaleX - 0.5, ($0.y + 0.5) * grid.scaleY - 0.5)
                 }, confidence: quad.box.confidence)
+        }
+    }
+
+    /// The document among `found` (most confident first): the most confident, or, while a quadrilateral at
+    /// least 0.85 times as confident holds it whole, the most confident such one (a page holds the table
+    /// printed on it, whose ruled border may outscore the page's own edge against a light wall).
+    static func outermost(_ found: [Quadrilateral]) -> Quadrilateral? {
+        guard var best = found.first else { return nil }
+        let floor = 0.85 * best.box.confidence
+        while let outer = found.first(where: { $0 != best && $0.box.confidence >= floor && holds($0, best) }) {
+            best = outer
+        }
+        return best
+    }
+
+    /// Whether every corner of `inner` lies inside the convex quadrilateral `outer`.
+    static func holds(_ outer: Quadrilateral, _ inner: Quadrilateral) -> Bool {
+        let (a, b) = (outer.corners, inner.corners)
+        guard a.count == 4, b.count == 4 else { return false }
+        return b.allSatisfy { point in
+            let signs = (0..<4).map { i -> Double in
+                let (p, q) = (a[i], a[(i + 1) % 4])
+                return (q.x - p.x) * (point.y - p.y) - (q.y - p.y) * (point.x - p.x)
+            }
+            return signs.allSatisfy { $0 > 0 } || signs.allSatisfy { $0 < 0 }
         }
     }
 
@@ -194,10 +222,14 @@ struct RectangleDetector {
         // Canny's edges, and the same widened by 1, 2 and 4 pixels: where the page meets a background as
         // light as itself its outline has gaps, which the widening closes (the sides are found again on the
         // photo's edges, so the region's shrinking does not matter).
-        let edges = Self.canny(grid)
-        masks.append((edges.map { !$0 }, 0.5))
-        for radius in [1, 2, 4] {
-            masks.append((Self.widened(edges, grid.width, grid.height, by: radius).map { !$0 }, Double(radius) + 0.5))
+        // Of the colour and of the luma: colour edges outline a card on a saucer as dark as itself, and luma
+        // edges, fewer, leave whole a page whose light changes across it, which colour edges may cut.
+        for edges in [Self.canny(grid, colors: true), Self.canny(grid, colors: false)] {
+            masks.append((edges.map { !$0 }, 0.5))
+            for radius in [1, 2, 4] {
+                masks.append(
+                    (Self.widened(edges, grid.width, grid.height, by: radius).map { !$0 }, Double(radius) + 0.5))
+            }
         }
         return masks
     }
@@ -229,8 +261,9 @@ struct RectangleDetector {
     /// two neighbours along the gradient's direction, in eighths of a turn) and linked from 0.15 down to 0.06
     /// (a step of about 0.05 and 0.02 of the luma's range, after the smoothing). One pixel thin, so the
     /// regions they close off are whole, and the words inside a page cut no path across it.
-    static func canny(_ grid: Grid) -> [Bool] {
-        let (width, height, colors) = (grid.width, grid.height, grid.colors)
+    static func canny(_ grid: Grid, colors: Bool) -> [Bool] {
+        let (width, height, values) = (grid.width, grid.height, grid.colors)
+        let luma = SIMD4<Float>(0.299, 0.587, 0.114, 0)
         var magnitude = [Float](repeating: 0, count: width * height)
         var direction = [UInt8](repeating: 0, count: width * height)
         guard width >= 3, height >= 3 else { return Array(repeating: false, count: width * height) }
@@ -238,17 +271,20 @@ struct RectangleDetector {
             for x in 1..<width - 1 {
                 // Sobel on each channel; the channel whose gradient is largest gives it (OpenCV's Canny on
                 // colour images does the same), so an edge of colour alone counts.
-                func c(_ u: Int, _ v: Int) -> SIMD4<Float> { colors[v * width + u] }
+                func c(_ u: Int, _ v: Int) -> SIMD4<Float> { values[v * width + u] }
                 let right: SIMD4<Float> = c(x + 1, y - 1) + 2 * c(x + 1, y) + c(x + 1, y + 1)
                 let left: SIMD4<Float> = c(x - 1, y - 1) + 2 * c(x - 1, y) + c(x - 1, y + 1)
                 let below: SIMD4<Float> = c(x - 1, y + 1) + 2 * c(x, y + 1) + c(x + 1, y + 1)
                 let above: SIMD4<Float> = c(x - 1, y - 1) + 2 * c(x, y - 1) + c(x + 1, y - 1)
                 let (gxs, gys) = (right - left, below - above)
                 let squares = gxs * gxs + gys * gys
-                let channel =
-                    squares.x >= squares.y ? (squares.x >= squares.z ? 0 : 2) : (squares.y >= squares.z ? 1 : 2)
-                let (gx, gy) = (gxs[channel], gys[channel])
-                magnitude[y * width + x] = squares[channel].squareRoot()
+                var (gx, gy) = ((gxs * luma).sum(), (gys * luma).sum())
+                if colors {
+                    let channel =
+                        squares.x >= squares.y ? (squares.x >= squares.z ? 0 : 2) : (squares.y >= squares.z ? 1 : 2)
+                    (gx, gy) = (gxs[channel], gys[channel])
+                }
+                magnitude[y * width + x] = (gx * gx + gy * gy).squareRoot()
                 // 0: across (the gradient along x), 1: the diagonal down-right, 2: down, 3: down-left.
                 let angle = atan2(Double(gy), Double(gx)) * 4 / .pi
                 direction[y * width + x] = UInt8(((Int(angle.rounded()) % 4) + 4) % 4)
@@ -361,7 +397,9 @@ struct RectangleDetector {
     /// The region's quadrilateral in the grid's pixels, or nil when it is not one this detector keeps.
     /// `grow`: how far inside the outline the region ends (the edges' widening), which its sides are moved out
     /// by before they are refined.
-    func quadrilaterals(_ region: Region, grow: Double, _ grid: Grid) -> [Quadrilateral] {
+    func quadrilaterals(_ region: Region, grow: Double, _ grid: Grid, tried: inout [[SIMD2<Double>]])
+        -> [Quadrilateral]
+    {
         // The outline of the region's pixels (their outer edges), its convex hull, four corners.
         var points: [SIMD2<Double>] = []
         for (row, (left, right)) in zip(region.left, region.right).enumerated() where right >= left {
@@ -383,6 +421,9 @@ struct RectangleDetector {
         // From the region's corners, and from them settled; each refined again from where it moved, up to
         // three times (a side that started at an angle to its edge reaches more of it each time).
         let start = Self.grown(corners, by: grow)
+        // A start within half a pixel of one tried before is left out.
+        guard !tried.contains(where: { zip($0, start).allSatisfy { norm($0 - $1) <= 0.5 } }) else { return [] }
+        tried.append(start)
         return [start, settled(start, grid), settled(start, grid, turn: 10, share: 0.1, step: 2)].compactMap {
             corners in
             corners.flatMap { polished($0, grid) }
@@ -443,8 +484,9 @@ struct RectangleDetector {
         guard worst <= quadratureTolerance else { return nil }
         // Half the share of the sides' points that outline a sheet of one colour, half the share on the photo's
         // edges, where a side's faint edge counts as far as it outlines the sheet.
-        var (outlined, supported) = (0.0, 0.0)
+        var (outlined, supported) = (0.0, support.reduce(0, +) / 4)
         if let color = Self.border(corners, grid) {
+            supported = 0
             for side in 0..<4 {
                 let share = outline(side, of: corners, inside: color, grid).share
                 outlined += share / 4
@@ -462,6 +504,17 @@ struct RectangleDetector {
     /// The largest difference (one channel, 0...1) from the sheet's border colour that is still the sheet: the
     /// paper's shading and the JPEG's noise, not a wall or a window frame.
     static let sameColor: Float = 0.1
+
+    /// How far `sample` is from the sheet's colour `sheet`: their largest difference in one channel, or, where
+    /// the light on it differs (a page shaded across its width; brightness, the mean of the channels, within a
+    /// factor of 1.3), twice that of the sheet's colour scaled to the sample's brightness, if less.
+    @inline(__always) static func offSheet(_ sample: SIMD4<Float>, _ sheet: SIMD4<Float>) -> Float {
+        let plain = difference(sample, sheet)
+        let (brightness, reference) = ((sample.x + sample.y + sample.z) / 3, (sheet.x + sheet.y + sheet.z) / 3)
+        guard plain > sameColor / 2, reference > 0.01, brightness * 1.3 >= reference, brightness <= reference * 1.3
+        else { return plain }
+        return min(plain, 2 * difference(sample, sheet * (brightness / reference)))
+    }
     /// The smallest step (one channel, 0...1) across a side that counts as its edge: a white page on a light
     /// wall steps by 4 to 9 levels of 255 in luma and 12 to 18 in one channel.
     static let leastStep: Float = 0.025
@@ -516,8 +569,8 @@ struct RectangleDetector {
             let step = difference(inner, grid.sample(point - inward))
             // The sheet's colour, twice as far in too, and nearer it than the step is high: noise and texture
             // are not a sheet.
-            guard step >= leastStep, difference(inner, color) <= min(sameColor, step),
-                difference(grid.sample(point + 2 * inward), color) <= sameColor
+            guard step >= leastStep, offSheet(inner, color) <= min(sameColor, step),
+                offSheet(grid.sample(point + 2 * inward), color) <= sameColor
             else { continue }
             do {
                 count += 1
@@ -599,26 +652,38 @@ struct RectangleDetector {
             let along = (b - a) / length
             let across = SIMD2(-along.y, along.x)
             let middle = (a + b) / 2
-            var best = (score: -1.0, line: (point: middle, direction: along))
-            for turn in stride(from: -limit, through: limit, by: step / 2) {
-                let angle = turn * .pi / 180
-                let direction = SIMD2(
-                    along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
-                let normal = SIMD2(-direction.y, direction.x) * 1.5
-                var offset = -reach
-                while offset <= reach {
-                    let center = middle + across * offset
-                    var sum = SIMD4<Float>.zero
-                    for k in 0..<32 {
-                        let point = center + direction * ((-0.45 + 0.9 * Double(k) / 31) * length)
-                        sum += grid.sample(point + normal) - grid.sample(point - normal)
+            var best = (score: -1.0, turn: 0.0, offset: 0.0)
+            func search(_ turns: [Double], _ offsets: [Double]) {
+                for turn in turns {
+                    let angle = turn * .pi / 180
+                    let direction = SIMD2(
+                        along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
+                    let normal = SIMD2(-direction.y, direction.x) * 1.5
+                    for offset in offsets {
+                        let center = middle + across * offset
+                        var sum = SIMD4<Float>.zero
+                        for k in 0..<32 {
+                            let point = center + direction * ((-0.45 + 0.9 * Double(k) / 31) * length)
+                            sum += grid.sample(point + normal) - grid.sample(point - normal)
+                        }
+                        let score = Double(Self.difference(sum, .zero)) / 32
+                        if score > best.score { best = (score, turn, offset) }
                     }
-                    let score = Double(Self.difference(sum, .zero)) / 32
-                    if score > best.score { best = (score, (center, direction)) }
-                    offset += step
                 }
             }
-            lines.append(best.line)
+            // Coarse (by whole steps of angle and two of offset), then by halves around the best: a third of
+            // the lines, as the step across 3 pixels is found from a pixel away.
+            search(
+                Array(stride(from: -limit, through: limit, by: step)),
+                Array(stride(from: -reach, through: reach, by: 2 * step)))
+            search(
+                [best.turn - step / 2, best.turn, best.turn + step / 2],
+                [best.offset - step, best.offset, best.offset + step])
+            let angle = best.turn * .pi / 180
+            let direction = SIMD2(
+                along.x * cos(angle) - along.y * sin(angle), along.x * sin(angle) + along.y * cos(angle))
+            let line = (point: middle + across * best.offset, direction: direction)
+            lines.append(line)
         }
         var settled: [SIMD2<Double>] = []
         for index in 0..<4 {
@@ -675,7 +740,7 @@ struct RectangleDetector {
                 for at in steps.indices where steps[at].step >= 0.04 {
                     if best < 0 || steps[at].step > steps[best].step { best = at }
                     if bestOnSheet < 0 || steps[at].step > steps[bestOnSheet].step, let color,
-                        Self.difference(grid.sample(base + normal * steps[at].offset + inward), color) <= Self.sameColor
+                        Self.offSheet(grid.sample(base + normal * steps[at].offset + inward), color) <= Self.sameColor
                     {
                         bestOnSheet = at
                     }
