@@ -60,21 +60,12 @@ import TesseraTesting
         return (zip(found, expected).map { length($0 - $1) }.max() ?? .infinity) / side
     }
 
-    /// The photos where the sheet's outline is lost against a background as light or dark as the sheet for a
-    /// long stretch, and the detector misses (measured: the nearest quadrilateral 8 % to 11 % off, or none). Held
-    /// as known issues, so a change that finds them shows, and one that loses another fails.
-    static let misses: [String: String] = [
-        "page-phone-1-4.jpg": "the page's outline leaks into the light wall by it; the table on the page is given",
-        "page-four-fingers-4-7.jpg": "the page's top edge shows for a fifth of its length against the background",
-        "card-coffee-8.jpg": "the dark card lies on a dark saucer, its lower edge a third unseen; none is found",
-    ]
-
     static func percent(_ value: Double?) -> String {
         value.map { String(format: "%.2f %%", $0 * 100) } ?? "(none found)"
     }
 
     /// At most one document in each photo, its corners (top-left first, clockwise) within 2 % of the page's
-    /// longer side of where it was drawn, but for the ``misses``. OpenCV's scanner (Canny, contours,
+    /// longer side of where it was drawn, on every photo. OpenCV's scanner (Canny, contours,
     /// approxPolyDP; Scripts/make-document-fixtures.py) is printed beside: it gives the table on the page, or
     /// nothing, on every photo (measured: never within 2 %).
     @Test(arguments: cases) func detectDocumentFindsThePage(_ item: Case) throws {
@@ -84,12 +75,7 @@ import TesseraTesting
             "document \(item.image): corners within \(Self.percent(error)) of the page; OpenCV's scanner "
                 + "\(Self.percent(item.opencv)), with its edges dilated \(Self.percent(item.opencvDilated))")
         #expect(found.count <= 1)
-        withKnownIssue(Comment(rawValue: Self.misses[item.image] ?? ""), isIntermittent: false) {
-            #expect(
-                error ?? .infinity < 0.02, "\(item.image): corners \(found.map(\.corners)), drawn at \(item.corners)")
-        } when: {
-            Self.misses[item.image] != nil
-        }
+        #expect(error ?? .infinity < 0.02, "\(item.image): corners \(found.map(\.corners)), drawn at \(item.corners)")
     }
 
     /// detectRectangles with its defaults but every observation: the page or card is among them, within 2 %
@@ -98,11 +84,7 @@ import TesseraTesting
         let found = try Self.quads("detectRectangles", try Self.load(item.image), ["maximumObservations": 0])
         let best = found.map { Self.error($0.corners, item.corners) }.min() ?? .infinity
         print("rectangles \(item.image): \(found.count) found, the nearest within \(Self.percent(best))")
-        withKnownIssue(Comment(rawValue: Self.misses[item.image] ?? ""), isIntermittent: false) {
-            #expect(best < 0.02, "\(item.image): \(found.map(\.corners))")
-        } when: {
-            Self.misses[item.image] != nil
-        }
+        #expect(best < 0.02, "\(item.image): \(found.map(\.corners))")
     }
 
     /// perspectiveCorrect from the drawn corners against cv2.warpPerspective (INTER_LINEAR, BORDER_REPLICATE)

@@ -1,8 +1,8 @@
 import TesseraPluginSDK
 
 /// Finds the document in a photo (a page, a receipt, a card), as Vision's document segmentation request
-/// (`VNDetectDocumentSegmentationRequest`) does: at most one quadrilateral, the most confident
-/// one of at least a quarter of the photo's shorter side.
+/// (`VNDetectDocumentSegmentationRequest`) does: at most one quadrilateral of at least a quarter of the photo's
+/// shorter side, the most confident, or the one around it (``RectangleDetector/outermost(_:)``).
 struct DetectDocument: Node {
     static let info = NodeInfo(
         op: "detectDocument",
@@ -22,7 +22,7 @@ struct DetectDocument: Node {
             out: { op: save, input: flat, path: page.png }
             """)
 
-    @Input(doc: "The photo, as stored (sRGB values); read as luma, alpha ignored.") var input: Image
+    @Input(doc: "The photo, as stored (sRGB values); its colour is read, alpha ignored.") var input: Image
     @Parameter(
         doc: "The smallest side of the document, as a share of the image's shorter side.", range: 0...1,
         suggested: 0.1...0.8)
@@ -37,6 +37,6 @@ struct DetectDocument: Node {
             minimumSize: minimumSize, aspectRatios: 0...1, quadratureTolerance: 40,
             minimumConfidence: minimumConfidence)
         let found = try detector.detect(input)
-        return NodeOutputs(["rectangles": .rectangles(Array(found.prefix(1)))])
+        return NodeOutputs(["rectangles": .rectangles(RectangleDetector.outermost(found).map { [$0] } ?? [])])
     }
 }

@@ -22,7 +22,7 @@ struct DetectRectangles: Node {
             b: { op: save, input: drawn, path: rectangles.png }
             """)
 
-    @Input(doc: "The photo, as stored (sRGB values); read as luma, alpha ignored.") var input: Image
+    @Input(doc: "The photo, as stored (sRGB values); its colour is read, alpha ignored.") var input: Image
     @Parameter(
         doc: "The smallest side of a rectangle, as a share of the image's shorter side (Vision's minimumSize).",
         range: 0...1)
