@@ -153,6 +153,10 @@ struct PluginNode: ConfiguredNode {
                 read: { source, port, region, samples in
                     guard let source else { return TESSERA_ERROR_INPUTS }
                     return PluginInputs.from(source).read(Int(port), region: region, into: samples)
+                },
+                read_bytes: { source, port, region, bands, bytes in
+                    guard let source else { return TESSERA_ERROR_INPUTS }
+                    return PluginInputs.from(source).read(Int(port), region: region, bands: Int(bands), into: bytes)
                 })
             code = message.withUnsafeMutableBufferPointer { text in
                 run(instance.pointer, &source, &sink, text.baseAddress, text.count)
@@ -336,20 +340,7 @@ final class PluginInputs {
     }
 
     func read(_ port: Int, region: tessera_rect, into samples: UnsafeMutablePointer<Float>?) -> Int32 {
-        guard images.indices.contains(port), let image = images[port] else {
-            mistake = mistake ?? "read of input \(port), which is not a connected image"
-            return TESSERA_ERROR_INPUTS
-        }
-        // Compared without adding, so that no region a plugin makes up can overflow.
-        guard let samples, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
-            region.width <= Int64(image.width) - region.x, region.height <= Int64(image.height) - region.y
-        else {
-            mistake =
-                mistake
-                ?? "read of \(region.width)x\(region.height) at (\(region.x), \(region.y)) of input \(port), "
-                + "which is \(image.width)x\(image.height)"
-            return TESSERA_ERROR_INPUTS
-        }
+        guard let image = checked(port, region, samples != nil), let samples else { return TESSERA_ERROR_INPUTS }
         let rect = Rect(region)
         do {
             // One request, as the plugin made it: the input's source decides how to serve it (a small one
@@ -367,6 +358,50 @@ final class PluginInputs {
             failure = failure ?? error
             return TESSERA_ERROR_RENDER
         }
+    }
+
+    /// Version 4: `region` of input `port` as 8-bit samples, `bands` a pixel, rounded as writers round.
+    /// An 8-bit image loaded from a file comes as its file's bytes, never as Float32 on the way: its source
+    /// encodes straight from its decoded bands (`Image.encode`); any other renders and rounds.
+    func read(_ port: Int, region: tessera_rect, bands: Int, into bytes: UnsafeMutablePointer<UInt8>?) -> Int32 {
+        guard let image = checked(port, region, bytes != nil) else { return TESSERA_ERROR_INPUTS }
+        guard let bytes, [1, 3, 4].contains(bands) else {
+            mistake = mistake ?? "read of input \(port) as \(bands) bytes a pixel, which is not 1, 3 or 4"
+            return TESSERA_ERROR_INPUTS
+        }
+        let rect = Rect(region)
+        do {
+            // Float32 storage only where the source renders before it rounds (taken from the spares then).
+            var scratch = PixelBuffer.scratch(region: .empty, channels: image.channels)
+            defer { scratch.recycle() }
+            try image.encode(
+                rect, with: image.encoder(for: SampleFormat(depth: .uint8, bands: bands)), scratch: &scratch,
+                into: UnsafeMutableRawPointer(bytes), rowBytes: rect.width * bands)
+            return TESSERA_OK
+        } catch {
+            failure = failure ?? error
+            return TESSERA_ERROR_RENDER
+        }
+    }
+
+    /// Input `port`'s image when `region` lies inside it and there is memory to write to; otherwise the
+    /// first such mistake is kept (``mistake``) and nil returned.
+    private func checked(_ port: Int, _ region: tessera_rect, _ hasMemory: Bool) -> Image? {
+        guard images.indices.contains(port), let image = images[port] else {
+            mistake = mistake ?? "read of input \(port), which is not a connected image"
+            return nil
+        }
+        // Compared without adding, so that no region a plugin makes up can overflow.
+        guard hasMemory, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
+            region.width <= Int64(image.width) - region.x, region.height <= Int64(image.height) - region.y
+        else {
+            mistake =
+                mistake
+                ?? "read of \(region.width)x\(region.height) at (\(region.x), \(region.y)) of input \(port), "
+                + "which is \(image.width)x\(image.height)"
+            return nil
+        }
+        return image
     }
 }
 
