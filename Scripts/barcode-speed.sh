@@ -19,8 +19,9 @@
 #    alone). Median of RUNS processes per image, summed per set.
 # 2. Whole processes, as a user runs them, wall time by GNU time, median of RUNS: `tessera batch
 #    --threads 1` over the set (a graph per image, its codes written as JSON), the one graph of 1. with
-#    `tessera run --threads 1`, and a Python process reading every image of the set and writing its codes
-#    as JSON (its imports of cv2 and zxingcpp included).
+#    `tessera run --threads 1`, the same graph without its save nodes printing the codes (`run --json`:
+#    no file, so no fsync; `save` syncs each file it writes), and a Python process reading every image of
+#    the set and writing its codes as JSON (its imports of cv2 and zxingcpp included; no fsync).
 #
 # Both sides read the same codes: the payloads each side found are compared first, and a difference is
 # printed (the wheel is 3.x, the plugin's zxing-cpp 1.4: they may differ on codes the fixtures mark as
@@ -58,6 +59,7 @@ for i, path in enumerate(line.strip() for line in open(sys.argv[1])):
     print(f"  c{i}: {{ op: detectBarcodes, input: p{i} }}")
     print(f"  s{i}: {{ op: save, input: c{i}, path: out/tessera/{stem}.json }}")
 PY
+  grep -v '^  s[0-9]*: ' "$set.yaml" > "$set-print.yaml"
 done
 cat > one.yaml <<GRAPH
 version: 1
@@ -125,6 +127,7 @@ for run in $(seq "$RUNS"); do
     timed "batch-$set" "$TESSERA" batch -q --threads 1 one.yaml $(cat "$set.list") --plugin "$PLUGIN" \
       --set 'out.path=out/batch/{stem}.json'
     timed "run-$set" "$TESSERA" run -q --threads 1 "$set.yaml" --plugin "$PLUGIN"
+    timed "print-$set" "$TESSERA" run -q --threads 1 "$set-print.yaml" --plugin "$PLUGIN" --json
   done
 done
 echo "load after:  $(uptime | sed 's/.*load average/load average/')"
@@ -171,9 +174,13 @@ for name in ["codes", "photos", "all"]:
 PY
 echo
 echo "2. Whole processes, wall seconds (median of $RUNS), one core each:"
-printf '%-8s %8s %14s %12s %16s\n' set python "tessera batch" ratio "tessera run" 
+printf '%-8s %8s %20s %20s %20s\n' set python "tessera batch" "tessera run" "run --json, no file"
 for set in codes photos; do
-  p=$(median < "python-$set.times"); b=$(median < "batch-$set.times"); r=$(median < "run-$set.times")
-  printf '%-8s %7.2fs %13.2fs %11.2fx %10.2fs %4.2fx\n' "$set" "$p" "$b" "$(echo "$b / $p" | bc -l)" "$r" \
-    "$(echo "$r / $p" | bc -l)"
+  p=$(median < "python-$set.times")
+  line=$(printf '%-8s %7.2fs' "$set" "$p")
+  for side in batch run print; do
+    t=$(median < "$side-$set.times")
+    line+=$(printf ' %13.2fs %5.2fx' "$t" "$(echo "$t / $p" | bc -l)")
+  done
+  echo "$line"
 done
