@@ -156,7 +156,8 @@ echo "1. The work, one core each, per image (median of $RUNS processes), summed 
 python3 - "$RUNS" <<'PY'
 import json, statistics, sys
 runs = int(sys.argv[1])
-print(f"{'set':8} {'wheel decode+read':>18} {'tessera':>8} {'ratio':>6}   {'wheel read':>10} {'tessera':>8} {'ratio':>6}")
+print(f"{'set':8} {'wheel decode+read':>18} {'tessera':>8} {'ratio':>6}   "
+      f"{'wheel read':>10} {'tessera':>8} {'ratio':>6}")
 for name in ["codes", "photos", "all"]:
     sets = ["codes", "photos"] if name == "all" else [name]
     wheel = [0.0, 0.0]
