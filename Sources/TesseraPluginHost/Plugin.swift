@@ -16,7 +16,7 @@ public final class Plugin: @unchecked Sendable {
     public private(set) var declarations: [NodeDeclaration] = []
     /// Immutable after loading; the plugin promises its functions may be called from any thread.
     let table: tessera_plugin
-    /// The ABI version the plugin was built for (1 to 3).
+    /// The ABI version the plugin was built for (1 to 4).
     let abiVersion: Int
     /// The bytes of a version 1 table: the fields before `create_v2`.
     static let version1Size: Int = {

@@ -426,6 +426,22 @@ final class HostImage: PixelSource {
         guard let reader else { throw ImageError(message: "a plugin node reads its inputs only through its kernel") }
         try reader.read(port, into: &buffer)
     }
+
+    /// 8-bit samples as they are rounded (`Image.encode` with an encoder of packed 8-bit samples, 1, 3 or 4
+    /// a pixel) come from the host as bytes (version 4's `read_bytes`): a file's 8-bit image crosses at a
+    /// quarter of its Float32 size, or less, and is never converted to floats and back. Anything else (16
+    /// bits, 2 bands, a flattening encoder) is rendered as Float32 and encoded here.
+    func encode(
+        _ region: Rect, with encoder: SampleEncoder, scratch: inout PixelBuffer, into bytes: UnsafeMutableRawPointer,
+        rowBytes: Int
+    ) throws {
+        guard let reader, let packed = encoder.packed, packed.depth == .uint8, [1, 3, 4].contains(packed.bands),
+            encoder.bytesPerPixel == packed.bands
+        else {
+            return try encodeRendering(region, with: encoder, scratch: &scratch, into: bytes, rowBytes: rowBytes)
+        }
+        try reader.read(port, region: region, bands: packed.bands, into: bytes, rowBytes: rowBytes)
+    }
 }
 
 /// The host's `tessera_inputs` during one `run_v3` call, closed when the call returns.
@@ -444,6 +460,36 @@ final class HostReader: @unchecked Sendable {  // used on the thread running run
         let region = buffer.region.pluginRect
         let code = buffer.samples.withUnsafeMutableBufferPointer {
             read(inputs.source, Int32(port), region, $0.baseAddress)
+        }
+        guard code == TESSERA_OK else {
+            throw ImageError(message: "the host could not read input \(port) (code \(code))")
+        }
+    }
+
+    /// `region` of input `port` as 8-bit samples, `bands` a pixel, into rows `rowBytes` apart: straight
+    /// there when the rows are packed, else through a buffer of packed rows.
+    func read(_ port: Int, region: Rect, bands: Int, into bytes: UnsafeMutableRawPointer, rowBytes: Int) throws {
+        guard open.withLock({ $0 }), let read = inputs.read_bytes else {
+            throw ImageError(message: "a global node reads its input images only while it runs")
+        }
+        let packedRowBytes = region.width * bands
+        let code: Int32
+        if rowBytes == packedRowBytes {
+            code = read(
+                inputs.source, Int32(port), region.pluginRect, Int32(bands), bytes.assumingMemoryBound(to: UInt8.self))
+        } else {
+            var rows = [UInt8](repeating: 0, count: region.height * packedRowBytes)
+            code = rows.withUnsafeMutableBufferPointer {
+                read(inputs.source, Int32(port), region.pluginRect, Int32(bands), $0.baseAddress)
+            }
+            if code == TESSERA_OK {
+                rows.withUnsafeBytes { rows in
+                    guard let base = rows.baseAddress else { return }
+                    for y in 0..<region.height {
+                        (bytes + y * rowBytes).copyMemory(from: base + y * packedRowBytes, byteCount: packedRowBytes)
+                    }
+                }
+            }
         }
         guard code == TESSERA_OK else {
             throw ImageError(message: "the host could not read input \(port) (code \(code))")

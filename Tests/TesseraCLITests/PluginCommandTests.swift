@@ -146,7 +146,7 @@ import TesseraIO
         ("no entry symbol", "-DNO_ENTRY", "not a Tessera plugin: it does not export 'tessera_plugin_entry'"),
         (
             "another ABI version", "-DABI_VERSION=999",
-            "built for plugin ABI version 999, but this Tessera reads versions 1 to 3; rebuild the plugin against "
+            "built for plugin ABI version 999, but this Tessera reads versions 1 to 4; rebuild the plugin against "
                 + "this Tessera's tessera_plugin.h"
         ),
         (

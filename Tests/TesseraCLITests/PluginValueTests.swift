@@ -35,8 +35,10 @@ import TesseraIO
     }
 
     /// The values the plugin computes, against the same computed here from the photo's pixels: handed the
-    /// image whole (version 2's run), and reading it row by row with its mask given as a kernel (version 3).
-    @Test(arguments: [[], ["-DREGIONS"]])
+    /// image whole (version 2's run), reading it row by row with its mask given as a kernel (version 3),
+    /// and reading those rows as 8-bit samples (version 4's read_bytes: the photo's own bytes, so the same
+    /// floats once scaled as the decoders scale them); a plugin built for version 3 still runs as before.
+    @Test(arguments: [[], ["-DREGIONS"], ["-DREGIONS", "-DABI_VERSION=3"], ["-DREGIONS", "-DBYTES"]])
     func valuesFlowBetweenPluginAndBuiltInNodes(_ flags: [String]) throws {
         try withTemporaryFolder { folder in
             let plugin = try Self.plugin(in: folder, flags)
@@ -108,13 +110,13 @@ import TesseraIO
         }
     }
 
-    /// Version 3's reads are checked: a region outside the image (or one whose edge overflows) is refused
-    /// and reported, the node fails naming the plugin (even when the plugin ignores the refusal and returns
-    /// TESSERA_OK), and nothing is written.
-    @Test(arguments: ["readOutside", "readHuge"])
-    func readsOutsideTheImageAreRefused(_ misbehave: String) throws {
+    /// Version 3's reads, and version 4's reads of bytes, are checked: a region outside the image (or one
+    /// whose edge overflows) is refused and reported, the node fails naming the plugin (even when the plugin
+    /// ignores the refusal and returns TESSERA_OK), and nothing is written.
+    @Test(arguments: ["readOutside", "readHuge"], [[], ["-DBYTES"]])
+    func readsOutsideTheImageAreRefused(_ misbehave: String, _ flags: [String]) throws {
         try withTemporaryFolder { folder in
-            let plugin = try Self.plugin(in: folder, ["-DREGIONS"])
+            let plugin = try Self.plugin(in: folder, ["-DREGIONS"] + flags)
             try Self.graph(in: folder, misbehave: misbehave)
             let result = try CLI.run(["run", "g.yaml", "--plugin", plugin, "--quiet"], in: folder)
             #expect(!result.signaled && result.status == 1)
@@ -128,6 +130,24 @@ import TesseraIO
                 + "read of \(read) of input 0, which is \(photo.width)x\(photo.height)"
             #expect(result.stderr.contains("\(plugin): brightest: "), "\(result.stderr)")
             #expect(result.stderr.contains(refused), "\(result.stderr)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
+            #expect(written.isEmpty, "\(written)")
+        }
+    }
+
+    /// Version 4's reads of bytes take 1, 3 or 4 bytes a pixel: 2 is refused, the node fails naming the plugin
+    /// and the count (the plugin ignores the refusal), and nothing is written.
+    @Test func readsOfTwoBytesAPixelAreRefused() throws {
+        try withTemporaryFolder { folder in
+            let plugin = try Self.plugin(in: folder, ["-DREGIONS", "-DBYTES"])
+            try Self.graph(in: folder, misbehave: "readBands")
+            let result = try CLI.run(["run", "g.yaml", "--plugin", plugin, "--quiet"], in: folder)
+            #expect(!result.signaled && result.status == 1)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "\(plugin): brightest: read of input 0 as 2 bytes a pixel, which is not 1, 3 or 4"),
+                "\(result.stderr)")
             let written = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
             #expect(written.isEmpty, "\(written)")
         }

@@ -182,6 +182,27 @@ struct UndeclaredProperty: Node {
         #expect(object == ["set": 4.0 / 3, "optional": 1.5, "byDefault": 16.0 / 9])
     }
 
+    /// The parameters' JSON a plugin's `create` reads is JSON whatever the values hold: quotes, backslashes
+    /// and control characters in strings, fractions read back exactly, whole numbers as integers, keys
+    /// sorted, a number JSON cannot hold as null.
+    @Test func pluginParametersAreValidJSON() throws {
+        let text = PluginNode.json(
+            .mapping([
+                "b": .string("a \"quoted\" C:\\path\nline\u{1}é"), "a": .number(0.1), "c": .number(2),
+                "d": .list([.bool(true), .null, .integer(-3), .number(1e-7)]), "e": .number(.infinity),
+                "f": .mapping(["y": .number(16.0 / 9), "x": .string("")]),
+            ]))
+        #expect(text.hasPrefix("{\"a\":0.1,\"b\":"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["b"] as? String == "a \"quoted\" C:\\path\nline\u{1}é")
+        #expect(object["c"] as? Int == 2 && object["e"] is NSNull)
+        let list = try #require(object["d"] as? [Any])
+        #expect(list.count == 4 && list[0] as? Bool == true && list[1] is NSNull && list[2] as? Int == -3)
+        let fractions = PluginNode.json(.mapping(["y": .number(16.0 / 9), "z": .number(1e-7)]))
+        let exact = try JSONDecoder().decode([String: Double].self, from: Data(fractions.utf8))
+        #expect(exact == ["y": 16.0 / 9, "z": 1e-7])
+    }
+
     /// The committed schema, node reference and the guide's node table are what the catalog generates now.
     @Test func committedFilesAreCurrent() throws {
         let catalog = Catalog.builtin()

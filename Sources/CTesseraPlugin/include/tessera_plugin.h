@@ -7,10 +7,11 @@
  * A plugin exports one symbol, `tessera_plugin_entry`, returning a pointer to a `tessera_plugin` that
  * stays valid while the library is loaded. The host reads `abi_version` first (as GEGL checks a module's
  * ABI version before anything else) and reads the table as that version laid it out: this host reads
- * versions 1 to 3. Each version only adds fields at the end (2: `create_v2`, `run`; 3: `run_v3`, and
- * `set_kernel` at the end of `tessera_outputs`): a plugin that leaves them NULL works as the version
- * before did, and one that must also load in older hosts sets `abi_version` to the oldest version whose
- * fields it uses (its table is then read only as far as that version laid it out).
+ * versions 1 to 4. Each version only adds fields at the end (2: `create_v2`, `run`; 3: `run_v3`, and
+ * `set_kernel` at the end of `tessera_outputs`; 4: `read_bytes` at the end of `tessera_inputs`, which
+ * every host of version 4 or later fills): a plugin that leaves them NULL works as the version before
+ * did, and one that must also load in older hosts sets `abi_version` to the oldest version whose fields
+ * it uses (its table is then read only as far as that version laid it out).
  *
  * The catalog is JSON, in the format of `tessera nodes --json`:
  *
@@ -116,7 +117,7 @@ extern "C" {
 #endif
 
 /* The version of this header. A host reads plugins of this version and the ones before it. */
-#define TESSERA_PLUGIN_ABI_VERSION 3
+#define TESSERA_PLUGIN_ABI_VERSION 4
 
 /* The name of the one symbol a plugin exports: `const tessera_plugin *tessera_plugin_entry(void)`. */
 #define TESSERA_PLUGIN_ENTRY_SYMBOL "tessera_plugin_entry"
@@ -181,11 +182,21 @@ typedef struct tessera_port {
    TESSERA_ERROR_INPUTS for a port that is not a connected image, a region outside it or no buffer (the
    node then fails with that mistake when `run_v3` returns, whatever `run_v3` returns), or
    TESSERA_ERROR_RENDER when rendering the input failed (a damaged file: the host reports that error,
-   naming the file). */
+   naming the file).
+   Version 4 adds `read_bytes`: the same region as 8-bit samples, `bands` a pixel (1: gray, of a color
+   image its red; 3: RGB, of a gray image the gray three times; 4: RGBA, alpha 255 where there is none),
+   `region.height` rows of `region.width * bands` bytes with no padding, each sample the Float32 one
+   rounded as writers round it (clamped to 0...1, NaN to 0, times 255, ties to even). An 8-bit image
+   loaded from a file gives its file's bytes without a Float32 copy in between (a detector that wants
+   8-bit luma reads 3 bytes a pixel instead of 16). Returns as `read` does, and TESSERA_ERROR_INPUTS for
+   `bands` other than 1, 3 or 4. Only a plugin whose `abi_version` is 4 or more may call it (an older
+   host has no such field). */
 typedef struct tessera_source tessera_source;
 typedef struct tessera_inputs {
     tessera_source *source;
     int32_t (*read)(tessera_source *source, int32_t port, tessera_rect region, float *samples);
+    int32_t (*read_bytes)(tessera_source *source, int32_t port, tessera_rect region, int32_t bands,
+                          uint8_t *bytes);
 } tessera_inputs;
 
 /* Where a global node's `run` hands its outputs back, valid during that call only, and called on the

@@ -8,6 +8,9 @@
  * -DABI_VERSION=1 claims version 1, whose catalogs cannot declare either node. -DREGIONS adds version 3's
  * run_v3: brightest then reads its input row by row through the host and gives its mask as a kernel
  * (`misbehave: readOutside` reads a row one pixel too wide, `readHuge` a region whose edge overflows).
+ * -DBYTES (with -DREGIONS) reads those rows as 8-bit samples instead (version 4's read_bytes), each byte
+ * `b` then `b * (1 / 255)` as the decoders make it (`readBands` also asks for 2 bytes a pixel, which the
+ * host refuses).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +31,7 @@ static const char catalog[] =
     "{\"name\": \"mask\", \"type\": \"image\"}], \"parameters\": ["
     "{\"name\": \"threshold\", \"type\": \"number\", \"default\": 0.5, \"minimum\": 0, \"maximum\": 1, \"doc\": \"The least red counted.\"},"
     "{\"name\": \"misbehave\", \"type\": \"choice\", \"default\": \"none\", \"choices\": [\"none\", \"notJSON\", "
-    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\", \"readOutside\", \"readHuge\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
+    "\"wrongKind\", \"infinite\", \"missing\", \"wrongPort\", \"badImage\", \"fail\", \"readOutside\", \"readHuge\", \"readBands\"], \"doc\": \"Give a wrong output, one way each.\"}]},"
     "{\"op\": \"boxMask\", \"summary\": \"1 inside the boxes, 0 elsewhere.\", \"access\": \"point\", "
     "\"inputs\": [{\"name\": \"boxes\", \"type\": \"boxes\"}, {\"name\": \"like\", \"type\": \"image\"}], "
     "\"outputs\": [{\"name\": \"output\", \"type\": \"image\"}], \"parameters\": []}"
@@ -213,13 +216,37 @@ static int32_t run_v3(const tessera_instance *instance, const tessera_inputs *in
         float probe[4];
         inputs->read(inputs->source, 0, (tessera_rect){INT64_MAX - 1, 0, 16, 1}, probe);
     }
+#ifdef BYTES
+    uint8_t *bytes = malloc((size_t)(row_width * channels));
+    if (bytes == NULL) {
+        free(samples);
+        return say(message, capacity, TESSERA_ERROR_RENDER, "out of memory");
+    }
+    if (strcmp(instance->misbehave, "readBands") == 0) {
+        /* 2 bytes a pixel: refused (the plugin goes on; the host fails the node). */
+        inputs->read_bytes(inputs->source, 0, (tessera_rect){0, 0, 1, 1}, 2, bytes);
+    }
+#endif
     for (int64_t y = 0; y < height; y++) {
-        if (inputs->read(inputs->source, 0, (tessera_rect){0, y, row_width, 1}, samples + y * width * channels) !=
-            TESSERA_OK) {
+#ifdef BYTES
+        int32_t code = inputs->read_bytes(inputs->source, 0, (tessera_rect){0, y, row_width, 1}, channels, bytes);
+        for (int64_t i = 0; code == TESSERA_OK && i < width * channels; i++)
+            samples[y * width * channels + i] = bytes[i] * (1.0f / 255);
+#else
+        int32_t code =
+            inputs->read(inputs->source, 0, (tessera_rect){0, y, row_width, 1}, samples + y * width * channels);
+#endif
+        if (code != TESSERA_OK) {
             free(samples);
+#ifdef BYTES
+            free(bytes);
+#endif
             return say(message, capacity, TESSERA_ERROR_INPUTS, "a read failed");
         }
     }
+#ifdef BYTES
+    free(bytes);
+#endif
     tessera_buffer image = {{0, 0, width, height}, channels, samples};
     int32_t code = analyze(instance, &image, outputs, 1, message, capacity);
     free(samples);
