@@ -149,12 +149,10 @@ asan: test-deps
 		-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined --scratch-path .build-asan --filter TesseraIOTests
 
 # The engine and graph tests (the scheduler, its caches and kept images, the workers) under
-# ThreadSanitizer, in a build folder of their own. Any report fails the run. TESSERA_TSAN lets a test
-# leave to the plain run what needs no second thread (ExampleGraphTests' one-thread Float32 run).
-TSAN_FLAGS := $(DEBUG_FLAGS) -Xswiftc -DTESSERA_TSAN
+# ThreadSanitizer, in a build folder of their own. Any report fails the run.
 tsan: test-deps
-	@start=$$(date +%s); $(SWIFT) build --build-tests --sanitize=thread $(TSAN_FLAGS) --scratch-path .build-tsan && \
+	@start=$$(date +%s); $(SWIFT) build --build-tests --sanitize=thread $(DEBUG_FLAGS) --scratch-path .build-tsan && \
 	echo "tsan: the build took $$(( $$(date +%s) - start )) s"
 	@start=$$(date +%s); TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(SWIFT) test --skip-build \
-		--sanitize=thread $(TSAN_FLAGS) --scratch-path .build-tsan --filter TesseraEngineTests && \
+		--sanitize=thread $(DEBUG_FLAGS) --scratch-path .build-tsan --filter TesseraEngineTests && \
 	echo "tsan: the tests took $$(( $$(date +%s) - start )) s"

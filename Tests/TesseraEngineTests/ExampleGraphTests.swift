@@ -75,12 +75,10 @@ import Testing
         // The Float32 reference runs on one thread with whole tiles, so that run also checks those.
         var float32 = RunOptions(threads: 1, tileSize: 4096)
         float32.floatTiles = true
-        var variants: [(String, RunOptions)] = [("2 threads, tiles of 37", RunOptions(threads: 2, tileSize: 37))]
-        #if !TESSERA_TSAN
-            // Under ThreadSanitizer (`make tsan`), whose findings need two threads, the one-thread run is
-            // left to the plain test run: it was a third of the sanitized run's longest test.
-            variants.append(("Float32 tiles, 1 thread, tiles of 4096", float32))
-        #endif
+        let variants: [(String, RunOptions)] = [
+            ("2 threads, tiles of 37", RunOptions(threads: 2, tileSize: 37)),
+            ("Float32 tiles, 1 thread, tiles of 4096", float32),
+        ]
         for (label, options) in variants {
             try withTemporaryFolder { folder in
                 let outputs = try Self.run(name, in: folder, options: options)
