@@ -319,8 +319,7 @@ static const char *webp_encoding_error(WebPEncodingError error) {
 }
 
 int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
-                   int lossless, float quality, int threaded, const tsr_metadata *metadata, char *err,
-                   size_t errlen) {
+                   int lossless, float quality, const tsr_metadata *metadata, char *err, size_t errlen) {
     if (width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
         return fail(err, errlen, "WebP images are at most %dx%d; this one is %ux%u", WEBP_MAX_DIMENSION,
                     WEBP_MAX_DIMENSION, width, height);
@@ -329,7 +328,6 @@ int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint
     if (!WebPConfigPreset(&config, WEBP_PRESET_DEFAULT, quality)) return fail(err, errlen, "libwebp version mismatch");
     config.lossless = lossless;
     config.exact = lossless;
-    config.thread_level = threaded != 0;
     WebPPicture picture;
     if (!WebPPictureInit(&picture)) return fail(err, errlen, "libwebp version mismatch");
     picture.width = (int)width;

@@ -234,16 +234,14 @@ enum WebPCodec {
         return (info, image)
     }
 
-    /// Lossy at `options.quality`, or lossless (exact) with `options.lossless`. Where the run has more
-    /// than one thread (``Jobs/width``), libwebp encodes on two of its own: the same bytes.
+    /// Lossy at `options.quality`, or lossless (exact) with `options.lossless`.
     static func write(_ image: Image, to path: String, options: EncodeOptions) throws {
         let (bytes, channels) = try WholeImage.rgbBytes(of: image)
         var error = ShimError()
         let status = ImageMetadata.written(for: image, options: options).withShim { metadata in
             tsr_webp_write(
                 path, bytes, UInt32(image.width), UInt32(image.height), Int32(channels), options.lossless ? 1 : 0,
-                Float(options.quality(for: .webp)), Jobs.current.width > 1 ? 1 : 0, metadata, &error.buffer,
-                ShimError.capacity)
+                Float(options.quality(for: .webp)), metadata, &error.buffer, ShimError.capacity)
         }
         if status != 0 { throw ImageError(message: "cannot write WebP: \(error.message)") }
     }

@@ -4,7 +4,7 @@ extension Jobs {
     /// Jobs run on the run's workers: the calling thread takes jobs until none is left, the other
     /// workers take them beside it, and it returns once the last one running is done.
     static func workers(of pool: WorkerPool, cancellation: Cancellation) -> Jobs {
-        Jobs(width: pool.threads) { count, body in
+        Jobs { count, body in
             guard pool.threads > 1, count > 1 else {
                 for index in 0..<count where !cancellation.isCancelled { body(index) }
                 return

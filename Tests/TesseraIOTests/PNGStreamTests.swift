@@ -81,9 +81,7 @@ import TesseraTesting
     }
 
     /// Four threads of the test's own, standing in for the run's workers.
-    static let parallel = Jobs(width: 4) { count, body in
-        DispatchQueue.concurrentPerform(iterations: count, execute: body)
-    }
+    static let parallel = Jobs { count, body in DispatchQueue.concurrentPerform(iterations: count, execute: body) }
 
     @Test func piecesMakeOneStreamWhateverTheThreads() throws {
         try withTemporaryFolder { folder in

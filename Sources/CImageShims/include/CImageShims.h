@@ -275,11 +275,9 @@ tsr_webp_rows *tsr_webp_rows_start(tsr_webp_file *f, uint8_t *pixels, int channe
 int tsr_webp_rows_advance(tsr_webp_rows *r, uint32_t wanted, uint32_t *ready, char *err, size_t errlen);
 void tsr_webp_rows_free(tsr_webp_rows *r);
 /// Encodes and writes `path`: lossless (exact: colors under transparent pixels are kept) or lossy at
-/// `quality` 0...100; `metadata` (or NULL) as ICCP, EXIF and XMP chunks. `threaded` lets libwebp use a
-/// second thread of its own (its thread_level: the same bytes, sooner).
+/// `quality` 0...100; `metadata` (or NULL) as ICCP, EXIF and XMP chunks.
 int tsr_webp_write(const char *path, const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
-                   int lossless, float quality, int threaded, const tsr_metadata *metadata, char *err,
-                   size_t errlen);
+                   int lossless, float quality, const tsr_metadata *metadata, char *err, size_t errlen);
 
 typedef struct {
     uint32_t width;   // the logical screen

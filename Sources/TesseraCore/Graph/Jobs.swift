@@ -12,17 +12,13 @@ public struct Jobs: Sendable {
     /// Runs `body` once for each index in `0..<count`, in any order and on any thread, and returns
     /// when all have run.
     package let perform: @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
-    /// How many jobs may run at once (`--threads`): for a library that runs threads of its own (libwebp's
-    /// encoder), so that it uses none where the run was given one.
-    package let width: Int
 
-    package init(width: Int, perform: @escaping @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void) {
-        self.width = width
+    package init(perform: @escaping @Sendable (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void) {
         self.perform = perform
     }
 
     /// One job after another on the caller's thread.
-    package static let serial = Jobs(width: 1) { count, body in
+    package static let serial = Jobs { count, body in
         for index in 0..<count { body(index) }
     }
 
