@@ -26,8 +26,10 @@ package final class ScheduledSource: PixelSource {
     private let cache = Locked<Cache?>(nil)
     /// Set when it is kept whole: for the run (the run's plan: read in several passes) or for a pass.
     private let store = Locked<(store: ImageStore, forRun: Bool)?>(nil)
-    /// For a front-to-back source: the first cell row not yet asked of it.
-    private let nextSequentialRow = Atomic<Int>(0)
+    /// For a front-to-back source: the first cell row not yet asked of it. Its lock is held while a worker
+    /// walks the rows above its request, so that two workers never walk the same rows (two tiles of one
+    /// band asked at once), where a cell the store no longer holds would be decoded twice.
+    private let nextSequentialRow = Locked<Int>(0)
 
     package init(node: String, op: String, image: Image, link: RunLink, isStage: Bool = false) {
         self.node = node
@@ -56,7 +58,7 @@ package final class ScheduledSource: PixelSource {
     func serve(_ decision: ServingDecision, _ progress: PassProgress) throws {
         endPass()
         if keptStore != nil { return }
-        nextSequentialRow.store(0, ordering: .relaxed)
+        nextSequentialRow.withLock { $0 = 0 }
         switch decision {
         case .stream:
             break
@@ -191,13 +193,13 @@ package final class ScheduledSource: PixelSource {
             let cells = region.gridCells(width: width, height: height)
             if inner.prefersSequentialRows, let last = cells.last {
                 let lastRow = last.minY / height
-                var row = nextSequentialRow.load(ordering: .relaxed)
-                while row < lastRow {
-                    try cell(0, row, false)
-                    row += 1
-                    nextSequentialRow.store(row, ordering: .relaxed)
+                try nextSequentialRow.withLock { next in
+                    while next < lastRow {
+                        try cell(0, next, false)
+                        next += 1
+                    }
+                    next = Swift.max(next, lastRow + 1)
                 }
-                nextSequentialRow.store(Swift.max(row, lastRow + 1), ordering: .relaxed)
             }
             for part in cells { try cell(part.minX / width, part.minY / height, true) }
         }
